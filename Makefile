@@ -1,0 +1,45 @@
+# acbridge — see README.md. `make demo` and `make test` do all set-up on a
+# fresh Debian 12 machine (as root or with sudo).
+
+GO        ?= go
+VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+COMMIT    ?= $(shell git rev-parse HEAD 2>/dev/null || echo unknown)
+LDFLAGS   := -s -w -X main.version=$(VERSION) -X main.commit=$(COMMIT)
+BIN       := bin/acbridge
+# The race detector roughly triples test time; CI's budget allows it.
+RACE      ?= -race
+
+export GOFLAGS := -mod=mod
+
+.PHONY: all build demo test test-go deps vet fmt bench clean
+
+all: build
+
+deps:
+	scripts/install-deps.sh test
+
+build:
+	scripts/install-deps.sh build
+	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/acbridge
+
+demo: build
+	scripts/demo.sh $(BIN)
+
+vet:
+	$(GO) vet ./...
+	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+
+# test installs what the tests need, starts pcscd with the vpcd virtual
+# reader itself (no systemd), and runs every test with services required, so
+# that a missing service fails the run instead of skipping tests.
+test: deps vet
+	[ ! -x scripts/pcscd.sh ] || scripts/pcscd.sh start
+	ACBRIDGE_REQUIRE_SERVICES=1 $(GO) test $(RACE) -count=1 -timeout 40m ./... ; \
+	  status=$$?; [ ! -x scripts/pcscd.sh ] || scripts/pcscd.sh stop || true; exit $$status
+
+bench:
+	scripts/install-deps.sh bench
+	$(GO) test -run '^$$' -bench . -benchtime 200x ./...
+
+clean:
+	rm -rf bin

@@ -1,0 +1,92 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/agentcall/acbridge/conformance"
+)
+
+func init() {
+	register(command{name: "conformance", summary: "check a fixture file (default: the public 0.1 fixtures) against the contract", run: runConformance})
+}
+
+func runConformance(_ context.Context, e *env, args []string) int {
+	fs := newFlagSet(e, "conformance", "[--fixtures FILE] [--json]")
+	path := fs.String("fixtures", "", "fixture `file` to check (default: the embedded public physical-conformance.json)")
+	asJSON := fs.Bool("json", false, "print a JSON report instead of one line per case")
+	if code, ok := parseFlags(e, fs, args); !ok {
+		return code
+	}
+	raw := conformance.PublicFixtures
+	if *path != "" {
+		b, err := readBounded(*path, conformance.MaxFixtureBytes)
+		if err != nil {
+			fmt.Fprintf(e.Stderr, "acbridge conformance: %v\n", err)
+			return 2
+		}
+		raw = b
+	}
+	f, err := conformance.Parse(raw)
+	if err != nil {
+		fmt.Fprintf(e.Stderr, "acbridge conformance: %v\n", err)
+		return 2
+	}
+	r := conformance.Run(f)
+	if *asJSON {
+		enc := json.NewEncoder(e.Stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(r); err != nil {
+			return 1
+		}
+	} else {
+		for _, c := range r.Cases {
+			mark := "PASS"
+			if !c.Pass {
+				mark = "FAIL"
+			}
+			fmt.Fprintf(e.Stdout, "%s %-12s %-30s expected %s, got %s", mark, c.Section, c.Name, outcome(c.Expected), outcome(c.Got))
+			if c.Detail != "" {
+				fmt.Fprintf(e.Stdout, " (%s)", c.Detail)
+			}
+			fmt.Fprintln(e.Stdout)
+		}
+		fmt.Fprintf(e.Stdout, "conformance: %d passed, %d failed\n", r.Passed, r.Failed)
+	}
+	if !r.OK() {
+		return 1
+	}
+	return 0
+}
+
+func outcome(o conformance.Outcome) string {
+	if o.Valid {
+		return "valid"
+	}
+	if len(o.Errors) == 0 {
+		return "invalid"
+	}
+	return "invalid [" + strings.Join(o.Errors, " ") + "]"
+}
+
+// readBounded reads a local file, refusing one larger than limit while
+// reading rather than after.
+func readBounded(path string, limit int64) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(b)) > limit {
+		return nil, fmt.Errorf("%s is larger than %d bytes", path, limit)
+	}
+	return b, nil
+}

@@ -1,0 +1,39 @@
+// Package protocol is the single source of truth for the AgentCall AG-UI
+// extension 0.1 wire (spec: shared/spec/agentcall-agui-0.1.md): Go types for
+// the card's extension params, every client message and server event, the
+// physical observation and the object passport; the five JSON Schemas the
+// spec lists ("Public artifacts"), embedded and enforced with
+// santhosh-tekuri/jsonschema; and the semantic rules JSON Schema cannot
+// state. It does no I/O and is shared by the client and the reference agent.
+//
+// The schemas under schemas/ are acbridge's reconstruction of the published
+// artifacts from the spec text and its fixtures. Where the spec states a
+// bound it is in the schema; where it leaves one open, the schema documents
+// our choice ("acbridge bound"): observationId and interactionId 128,
+// user text 16,384, prompts 1,024, failure code 64 and message 1,024
+// characters, 64 card extensions.
+//
+// Every rejection is an *Error with a stable code. The fixtures name six:
+// observation.schema, observation.negotiation, image.base64,
+// image.integrity, image.jpeg and image.dimensions. The others are ours,
+// listed with the Code constants; messages are bounded, written here and
+// never copied from the input, so they cannot echo image bytes or
+// credentials.
+//
+// Where the spec is silent, acbridge chooses (see DESIGN.md):
+//
+//   - response.cancel with a pending request is answered with
+//     interaction.resolved "cancelled" and then run.completed; without one it
+//     ends the active run the same way.
+//   - failure may come inside a run (run.completed follows) or outside one,
+//     where it answers a rejected turn. Frame-level violations close the
+//     connection after the failure.
+//   - Server sequences increase by exactly one; a gap or a repeat is a
+//     protocol error (sequence.order) that ends the session.
+//   - A turn is refused (run.active) while a run is active or awaited,
+//     except the observation answering the pending request, which belongs
+//     to the run that asked for it (as in the golden trace).
+//   - run.completed with an unresolved request is an ordering error.
+//   - Interaction ids are opaque; the reference agent names them
+//     turn-<N>-<modality> as the golden trace does.
+package protocol

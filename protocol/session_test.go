@@ -1,0 +1,209 @@
+package protocol
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+var bothModalities = []Modality{NFC, Photo}
+
+func started(t *testing.T, cfg SessionConfig, mods ...Modality) *Session {
+	t.Helper()
+	s := NewSession(cfg)
+	caps := &ClientCapabilities{PhysicalObservations: &PhysicalCapabilities{Modalities: mods}}
+	if err := s.Client(&ClientMessage{Type: TypeSessionStart, SessionID: "s", ClientCapabilities: caps}); err != nil {
+		t.Fatal(err)
+	}
+	server(t, s, Event{Type: EventSessionEstablished})
+	return s
+}
+
+func server(t *testing.T, s *Session, evs ...Event) {
+	t.Helper()
+	for _, ev := range evs {
+		if err := s.Server(&Envelope{Sequence: s.LastSequence() + 1, Event: ev}); err != nil {
+			t.Fatalf("%s: %v", ev.Type, err)
+		}
+	}
+}
+
+func objectObs() *Observation {
+	return &Observation{SchemaVersion: "0.1", ObservationID: "scan-1", CapturedAt: "2026-01-01T00:00:00Z", Intent: "identify",
+		Object: &Object{ObjectRef: "urn:agentcall:object:x", Carrier: CarrierLocalTag, Assurance: AssuranceUnverified, PayloadSHA256: strings.Repeat("0", 64)}}
+}
+
+func TestSessionWalkthroughFixture(t *testing.T) {
+	s := NewSession(SessionConfig{Accepted: bothModalities, AgentRequests: bothModalities})
+	for i, st := range fixtures(t).Walkthrough {
+		var err error
+		if st.Direction == "client" {
+			var m *ClientMessage
+			if m, err = ParseClientMessage(st.Message); err == nil {
+				err = s.Client(m)
+			}
+		} else {
+			var env *Envelope
+			if env, err = ParseEnvelope(st.Message); err == nil {
+				err = s.Server(env)
+			}
+		}
+		if err != nil {
+			t.Fatalf("step %d: %v", i+1, err)
+		}
+	}
+	if !s.Ended() {
+		t.Error("session.end not applied")
+	}
+}
+
+func TestSessionOrderRules(t *testing.T) {
+	cfg := SessionConfig{Accepted: bothModalities, AgentRequests: bothModalities}
+	s := NewSession(cfg)
+	wantCode(t, s.Client(&ClientMessage{Type: TypeUserTurn, Turn: 1, Text: "hi"}), CodeSessionOrder)
+	wantCode(t, s.Server(&Envelope{Sequence: 1, Event: Event{Type: EventSessionEstablished}}), CodeSessionOrder)
+
+	s = started(t, cfg, NFC)
+	if got := s.Negotiated(); len(got) != 1 || got[0] != NFC {
+		t.Fatalf("negotiated %v", got)
+	}
+	wantCode(t, s.Client(&ClientMessage{Type: TypeSessionStart, SessionID: "again"}), CodeSessionOrder)
+	// Sequence gap and repeat.
+	wantCode(t, s.Server(&Envelope{Sequence: 3, Event: Event{Type: EventRunStarted}}), CodeSequenceOrder)
+	wantCode(t, s.Server(&Envelope{Sequence: 1, Event: Event{Type: EventRunStarted}}), CodeSequenceOrder)
+	// Ack of the future.
+	wantCode(t, s.Client(&ClientMessage{Type: TypeAck, Sequence: 2}), CodeSequenceOrder)
+	// Turns.
+	if err := s.Client(&ClientMessage{Type: TypeUserTurn, Turn: 5, Text: "hi"}); err != nil {
+		t.Fatal(err)
+	}
+	wantCode(t, s.Client(&ClientMessage{Type: TypeUserTurn, Turn: 6, Text: "again"}), CodeRunActive)
+	server(t, s, Event{Type: EventRunStarted}, Event{Type: EventTextDelta, Text: "x"}, Event{Type: EventRunCompleted})
+	wantCode(t, s.Client(&ClientMessage{Type: TypeUserTurn, Turn: 5, Text: "replay"}), CodeTurnOrder)
+	wantCode(t, s.Client(&ClientMessage{Type: TypeUserObservation, Turn: 4, Observation: objectObs()}), CodeTurnOrder)
+	// A rejected message changes nothing: turn 6 is still next.
+	if s.LastTurn() != 5 || s.Busy() {
+		t.Fatalf("state changed by rejections: turn %d busy %v", s.LastTurn(), s.Busy())
+	}
+	// Run events out of a run.
+	wantCode(t, s.Server(&Envelope{Sequence: s.LastSequence() + 1, Event: Event{Type: EventTextDelta, Text: "x"}}), CodeRunOrder)
+	wantCode(t, s.Server(&Envelope{Sequence: s.LastSequence() + 1, Event: Event{Type: EventRunCompleted}}), CodeRunOrder)
+	// A failure outside a run answers the awaited turn.
+	if err := s.Client(&ClientMessage{Type: TypeUserTurn, Turn: 6, Text: "hi"}); err != nil {
+		t.Fatal(err)
+	}
+	server(t, s, Event{Type: EventFailure, Code: "x", Message: "y"})
+	if s.Busy() {
+		t.Error("failure outside a run left the session busy")
+	}
+	// Unknown event types only advance the sequence.
+	server(t, s, Event{Type: "vendor.thing"})
+	if err := s.Client(&ClientMessage{Type: TypeSessionEnd}); err != nil {
+		t.Fatal(err)
+	}
+	wantCode(t, s.Client(&ClientMessage{Type: TypeUserTurn, Turn: 9, Text: "hi"}), CodeSessionOrder)
+}
+
+func TestSessionInteractions(t *testing.T) {
+	cfg := SessionConfig{Accepted: bothModalities, AgentRequests: []Modality{NFC}}
+	s := started(t, cfg, NFC, Photo)
+	if err := s.Client(&ClientMessage{Type: TypeUserTurn, Turn: 1, Text: "take a photo"}); err != nil {
+		t.Fatal(err)
+	}
+	server(t, s, Event{Type: EventRunStarted})
+	// photo is not in agentRequests.
+	wantCode(t, s.Server(&Envelope{Sequence: s.LastSequence() + 1, Event: Event{Type: EventInteractionRequested, InteractionID: "p", Kind: KindPhotoCapture}}), CodeInteractionForbidden)
+	server(t, s, Event{Type: EventInteractionRequested, InteractionID: "turn-1-nfc", Kind: KindNFCScan})
+	wantCode(t, s.Server(&Envelope{Sequence: s.LastSequence() + 1, Event: Event{Type: EventInteractionRequested, InteractionID: "two", Kind: KindNFCScan}}), CodeInteractionPending)
+
+	// An unrelated scan cannot satisfy it, nor can a wrong id or modality.
+	wantCode(t, s.Client(&ClientMessage{Type: TypeUserObservation, Turn: 2, Observation: objectObs()}), CodeRunActive)
+	wantCode(t, s.Client(&ClientMessage{Type: TypeUserObservation, Turn: 2, InteractionID: "turn-9-nfc", Observation: objectObs()}), CodeInteractionUnmatched)
+	photo := objectObs()
+	photo.Object, photo.Image = nil, imageOf(makeJPEG(t, 4, 4), 4, 4)
+	wantCode(t, s.Client(&ClientMessage{Type: TypeUserObservation, Turn: 2, InteractionID: "turn-1-nfc", Observation: photo}), CodeInteractionModality)
+	// Resolution before the answer is refused.
+	wantCode(t, s.Server(&Envelope{Sequence: s.LastSequence() + 1, Event: Event{Type: EventInteractionResolved, InteractionID: "turn-1-nfc", Outcome: OutcomeAnswered}}), CodeInteractionUnmatched)
+	// The run cannot complete with a pending request.
+	wantCode(t, s.Server(&Envelope{Sequence: s.LastSequence() + 1, Event: Event{Type: EventRunCompleted}}), CodeRunOrder)
+
+	if err := s.Client(&ClientMessage{Type: TypeUserObservation, Turn: 2, InteractionID: "turn-1-nfc", Observation: objectObs()}); err != nil {
+		t.Fatal(err)
+	}
+	// Single consumption.
+	wantCode(t, s.Client(&ClientMessage{Type: TypeUserObservation, Turn: 3, InteractionID: "turn-1-nfc", Observation: objectObs()}), CodeInteractionUnmatched)
+	server(t, s, Event{Type: EventInteractionResolved, InteractionID: "turn-1-nfc", Outcome: OutcomeAnswered}, Event{Type: EventRunCompleted})
+	// Stale after resolution.
+	wantCode(t, s.Client(&ClientMessage{Type: TypeUserObservation, Turn: 3, InteractionID: "turn-1-nfc", Observation: objectObs()}), CodeInteractionUnmatched)
+
+	// Cancel path.
+	if err := s.Client(&ClientMessage{Type: TypeUserTurn, Turn: 3, Text: "scan"}); err != nil {
+		t.Fatal(err)
+	}
+	server(t, s, Event{Type: EventRunStarted}, Event{Type: EventInteractionRequested, InteractionID: "turn-3-nfc", Kind: KindNFCScan})
+	if err := s.Client(&ClientMessage{Type: TypeResponseCancel}); err != nil {
+		t.Fatal(err)
+	}
+	server(t, s, Event{Type: EventInteractionResolved, InteractionID: "turn-3-nfc", Outcome: OutcomeCancelled}, Event{Type: EventRunCompleted})
+	wantCode(t, s.Client(&ClientMessage{Type: TypeUserObservation, Turn: 4, InteractionID: "turn-3-nfc", Observation: objectObs()}), CodeInteractionUnmatched)
+}
+
+func TestSessionRequestNeedsNegotiation(t *testing.T) {
+	s := started(t, SessionConfig{Accepted: bothModalities, AgentRequests: bothModalities}, NFC)
+	if err := s.Client(&ClientMessage{Type: TypeUserTurn, Turn: 1, Text: "take a photo"}); err != nil {
+		t.Fatal(err)
+	}
+	server(t, s, Event{Type: EventRunStarted})
+	wantCode(t, s.Server(&Envelope{Sequence: s.LastSequence() + 1, Event: Event{Type: EventInteractionRequested, InteractionID: "p", Kind: KindPhotoCapture}}), CodeInteractionForbidden)
+}
+
+func TestSessionAudioTurns(t *testing.T) {
+	explicit := &ClientCapabilities{AudioTurnControl: &AudioTurnControl{Mode: "explicit"}}
+	// Not permitted by the card: the offer grants nothing.
+	s := NewSession(SessionConfig{})
+	if err := s.Client(&ClientMessage{Type: TypeSessionStart, SessionID: "s", ClientCapabilities: explicit}); err != nil {
+		t.Fatal(err)
+	}
+	wantCode(t, s.Client(&ClientMessage{Type: TypeAudioTurnStart, Turn: 1}), CodeAudioTurn)
+
+	s = NewSession(SessionConfig{ExplicitTurns: true})
+	if err := s.Client(&ClientMessage{Type: TypeSessionStart, SessionID: "s", ClientCapabilities: explicit}); err != nil {
+		t.Fatal(err)
+	}
+	server(t, s, Event{Type: EventSessionEstablished})
+	if err := s.Client(&ClientMessage{Type: TypeAudioTurnStart, Turn: 1}); err != nil {
+		t.Fatal(err)
+	}
+	wantCode(t, s.Client(&ClientMessage{Type: TypeAudioTurnStart, Turn: 2}), CodeAudioTurn)
+	wantCode(t, s.Client(&ClientMessage{Type: TypeUserTurn, Turn: 2, Text: "x"}), CodeAudioTurn)
+	wantCode(t, s.Client(&ClientMessage{Type: TypeAudioTurnCommit, Turn: 2}), CodeAudioTurn)
+	if err := s.Client(&ClientMessage{Type: TypeAudioTurnCommit, Turn: 1}); err != nil {
+		t.Fatal(err)
+	}
+	server(t, s, Event{Type: EventRunStarted}, Event{Type: EventRunCompleted})
+	wantCode(t, s.Client(&ClientMessage{Type: TypeAudioTurnStart, Turn: 1}), CodeTurnOrder)
+	if err := s.Client(&ClientMessage{Type: TypeAudioTurnStart, Turn: 2}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Client(&ClientMessage{Type: TypeAudioTurnCancel, Turn: 2}); err != nil {
+		t.Fatal(err)
+	}
+	if s.Busy() || s.AudioTurn() != 0 {
+		t.Error("cancelled audio turn left state behind")
+	}
+}
+
+func TestMarshalClientMessageChecks(t *testing.T) {
+	b, err := MarshalClientMessage(&ClientMessage{Type: TypeUserObservation, Turn: 1, Observation: objectObs()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back map[string]any
+	if err := json.Unmarshal(b, &back); err != nil || back["type"] != TypeUserObservation {
+		t.Fatalf("%s %v", b, err)
+	}
+	bad := objectObs()
+	bad.Object.ObjectRef = "javascript:x()"
+	_, err = MarshalClientMessage(&ClientMessage{Type: TypeUserObservation, Turn: 1, Observation: bad})
+	wantCode(t, err, CodeObservationSchema)
+}

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Installs the Debian packages acbridge's build and tests need, on a fresh
+# Debian 12 machine, as root or through sudo. Installs only what is missing,
+# so a second run costs a few dpkg queries.
+#
+#   scripts/install-deps.sh [build|test|bench]   (default: test)
+set -euo pipefail
+
+build_pkgs=(gcc pkg-config libpcsclite-dev libjpeg62-turbo-dev libopus-dev libopusfile-dev)
+test_pkgs=("${build_pkgs[@]}" pcscd vsmartcard-vpcd pcsc-tools systemd)
+bench_pkgs=("${test_pkgs[@]}" imagemagick mate-backgrounds time)
+
+case "${1:-test}" in
+  build) want=("${build_pkgs[@]}") ;;
+  test) want=("${test_pkgs[@]}") ;;
+  bench) want=("${bench_pkgs[@]}") ;;
+  *) echo "usage: $0 [build|test|bench]" >&2; exit 2 ;;
+esac
+
+missing=()
+for p in "${want[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+sudo=""
+if [ "$(id -u)" -ne 0 ]; then
+  command -v sudo >/dev/null || { echo "install-deps: run as root or install sudo; missing: ${missing[*]}" >&2; exit 1; }
+  sudo="sudo"
+fi
+echo "install-deps: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update -qq
+$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
