@@ -1,0 +1,85 @@
+package client
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"sync"
+
+	"github.com/agentcall/acbridge/internal/wsframe"
+	"github.com/coder/websocket"
+)
+
+// Transport carries UTF-8 JSON frames between the client and the agent: a
+// WebSocket, or the WebRTC data channel. Recv returns a *protocol.Error for a
+// frame that breaks the 0.1 frame rules; the session then fails and closes.
+type Transport interface {
+	Send(ctx context.Context, frame []byte) error
+	Recv(ctx context.Context) ([]byte, error)
+	// Close ends the connection; a non-nil cause names the protocol error
+	// in the close reason. Safe to call more than once.
+	Close(cause error) error
+}
+
+// Dial opens the transport the card asks for.
+func (a *Agent) Dial(ctx context.Context) (Transport, error) {
+	switch a.Card.Params.AGUI.Transport {
+	case "websocket":
+		return a.DialWebSocket(ctx)
+	}
+	return nil, &incompatibleError{fmt.Errorf("transport %q is not available in this build", a.Card.Params.AGUI.Transport)}
+}
+
+// DialWebSocket opens the AG-UI WebSocket under the agent's network policy:
+// the host checked again, the connection pinned to the checked address, the
+// bearer token in the upgrade's Authorization header (same origin only), no
+// redirects.
+func (a *Agent) DialWebSocket(ctx context.Context) (Transport, error) {
+	p := a.policy
+	t, err := p.resolve(ctx, a.WSURL)
+	if err != nil {
+		return nil, err
+	}
+	dctx, cancel := context.WithTimeout(ctx, p.TotalTimeout)
+	defer cancel()
+	c, resp, err := websocket.Dial(dctx, a.WSURL.String(), &websocket.DialOptions{
+		HTTPClient: p.httpClient(t),
+		HTTPHeader: a.authHeader(a.WSURL),
+	})
+	if err != nil {
+		if resp != nil && resp.StatusCode >= 300 && resp.StatusCode < 400 {
+			return nil, refuse("the AG-UI WebSocket upgrade was redirected (HTTP %d); redirects are not followed", resp.StatusCode)
+		}
+		if resp != nil && resp.StatusCode == http.StatusUnauthorized {
+			return nil, fmt.Errorf("client: the agent refused the bearer token (HTTP 401): check the token file")
+		}
+		return nil, fmt.Errorf("client: connecting to the AG-UI WebSocket at %s: %w", origin(a.WSURL), scrub(err, a.token))
+	}
+	wsframe.Prepare(c)
+	return &wsTransport{c: c}, nil
+}
+
+type wsTransport struct {
+	c    *websocket.Conn
+	once sync.Once
+}
+
+func (w *wsTransport) Send(ctx context.Context, frame []byte) error {
+	return wsframe.Write(ctx, w.c, frame)
+}
+
+func (w *wsTransport) Recv(ctx context.Context) ([]byte, error) {
+	return wsframe.Read(ctx, w.c)
+}
+
+func (w *wsTransport) Close(cause error) error {
+	var err error
+	w.once.Do(func() {
+		if cause != nil {
+			err = wsframe.Close(w.c, cause)
+		} else {
+			err = w.c.Close(websocket.StatusNormalClosure, "")
+		}
+	})
+	return err
+}
