@@ -1,0 +1,90 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/agentcall/acbridge/client"
+	"github.com/agentcall/acbridge/conformance"
+	"github.com/agentcall/acbridge/keystore"
+)
+
+func init() {
+	register(command{name: "replay", summary: "play a walkthrough trace against a live agent and check its answers", run: runReplay})
+}
+
+func runReplay(ctx context.Context, e *env, args []string) int {
+	fs := newFlagSet(e, "replay", "--agent URL [--trace FILE] [--transport websocket|webrtc] [--allow-insecure-local] [--token-file FILE] [--strict-text] [--json]")
+	agentURL := fs.String("agent", "", "agent base `URL` (the card is fetched from URL/.well-known/agent-card.json)")
+	tracePath := fs.String("trace", "", "trace `file`: a fixture file's walkthrough or a JSON array of steps (default: the public walkthrough)")
+	transport := fs.String("transport", "", "require this transport: websocket or webrtc (default: what the card offers)")
+	insecure := fs.Bool("allow-insecure-local", false, "local-development policy: allow http/ws and loopback addresses (loopback only)")
+	tokenFile := fs.String("token-file", "", "bearer token `file` (mode 0600), sent only to the card's own origin")
+	strict := fs.Bool("strict-text", false, "also compare the agent's texts with the trace's")
+	asJSON := fs.Bool("json", false, "print the report as JSON")
+	if code, ok := parseFlags(e, fs, args); !ok {
+		return code
+	}
+	if *agentURL == "" {
+		fmt.Fprintln(e.Stderr, "acbridge replay: --agent URL is required")
+		return 2
+	}
+	if *transport != "" && *transport != "websocket" && *transport != "webrtc" {
+		fmt.Fprintln(e.Stderr, "acbridge replay: --transport must be websocket or webrtc")
+		return 2
+	}
+	raw := conformance.PublicFixtures
+	if *tracePath != "" {
+		b, err := readBounded(*tracePath, conformance.MaxFixtureBytes)
+		if err != nil {
+			fmt.Fprintf(e.Stderr, "acbridge replay: %v\n", err)
+			return 2
+		}
+		raw = b
+	}
+	steps, err := conformance.ParseTrace(raw)
+	if err != nil {
+		fmt.Fprintf(e.Stderr, "acbridge replay: %v\n", err)
+		return 2
+	}
+	token := ""
+	if *tokenFile != "" {
+		if token, err = keystore.LoadToken(*tokenFile); err != nil {
+			fmt.Fprintf(e.Stderr, "acbridge replay: %v\n", err)
+			return 2
+		}
+	}
+	ag, err := client.Discover(ctx, *agentURL, token, &client.Policy{AllowInsecureLocal: *insecure})
+	if err != nil {
+		fmt.Fprintf(e.Stderr, "acbridge replay: %v\n", err)
+		return 1
+	}
+	if *transport != "" && ag.Card.Params.AGUI.Transport != *transport {
+		fmt.Fprintf(e.Stderr, "acbridge replay: the agent's card offers transport %q, not %q\n", ag.Card.Params.AGUI.Transport, *transport)
+		return 1
+	}
+	t, err := ag.Dial(ctx)
+	if err != nil {
+		fmt.Fprintf(e.Stderr, "acbridge replay: %v\n", err)
+		return 1
+	}
+	r := conformance.Replay(ctx, t, ag.Card, steps, &conformance.ReplayOptions{StrictText: *strict})
+	if *asJSON {
+		enc := json.NewEncoder(e.Stdout)
+		enc.SetIndent("", "  ")
+		enc.Encode(struct {
+			Agent     string `json:"agent"`
+			Transport string `json:"transport"`
+			*conformance.ReplayReport
+		}{ag.Origin, ag.Card.Params.AGUI.Transport, r})
+	} else if r.Passed {
+		fmt.Fprintf(e.Stdout, "replay: %s conforms over %s: %d of %d steps matched\n", ag.Origin, ag.Card.Params.AGUI.Transport, r.Checked, r.Steps)
+	} else {
+		fmt.Fprintf(e.Stdout, "replay: %s diverged at %s\nreplay: %d of %d steps matched before that\n", ag.Origin, r.Divergence, r.Checked, r.Steps)
+	}
+	if !r.Passed {
+		return 1
+	}
+	return 0
+}
