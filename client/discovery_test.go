@@ -1,8 +1,10 @@
-package client
+package client_test
 
 import (
 	"context"
 	"errors"
+	"github.com/agentcall/acbridge/client"
+	"github.com/agentcall/acbridge/client/clienttest"
 	"net/http"
 	"strings"
 	"testing"
@@ -21,45 +23,49 @@ func idle(ctx context.Context, c *websocket.Conn, _ *http.Request) {
 }
 
 func TestDiscoverValidCard(t *testing.T) {
-	a := newTestAgent(t, idle)
-	ag, err := Discover(context.Background(), a.base(), "", a.policy())
+	a := clienttest.NewServer(t, idle)
+	ag, err := client.Discover(context.Background(), a.Base(), "", a.Policy())
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ag.Origin != a.base() || ag.WSURL.Scheme != "wss" || !ag.Card.Accepts(protocol.Photo) {
+	if ag.Origin != a.Base() || ag.WSURL.Scheme != "wss" || !ag.Card.Accepts(protocol.Photo) {
 		t.Fatalf("origin %s ws %s", ag.Origin, ag.WSURL)
 	}
 }
 
 func TestDiscoverRefusals(t *testing.T) {
 	ctx := context.Background()
-	a := newTestAgent(t, idle)
+	a := clienttest.NewServer(t, idle)
 	cases := []struct {
 		name   string
 		base   string
-		policy func(p *Policy)
+		policy func(p *client.Policy)
 		is     error
 	}{
-		{"http without local policy", "http://127.0.0.1:1", func(p *Policy) { p.AllowInsecureLocal = false }, ErrPolicy},
-		{"http to a public address", "http://public.test", func(p *Policy) { p.LookupIP = lookupTable(map[string]string{"public.test": "93.184.216.34"}) }, ErrPolicy},
-		{"loopback without local policy", a.base(), func(p *Policy) { p.AllowInsecureLocal = false }, ErrPolicy},
-		{"private address", "https://lan.test", func(p *Policy) { p.LookupIP = lookupTable(map[string]string{"lan.test": "10.1.2.3"}) }, ErrPolicy},
-		{"private beside public", "https://mixed.test", func(p *Policy) { p.LookupIP = lookupTable(map[string]string{"mixed.test": "93.184.216.34,192.168.1.9"}) }, ErrPolicy},
-		{"link-local", "https://[fe80::1]", nil, ErrPolicy},
-		{"metadata address", "https://169.254.169.254", nil, ErrPolicy},
-		{"multicast", "https://224.0.0.1", nil, ErrPolicy},
-		{"unspecified", "https://0.0.0.0", nil, ErrPolicy},
-		{"cgnat", "https://100.64.0.1", nil, ErrPolicy},
-		{"userinfo", "https://user:pass@agent.test", nil, ErrPolicy},
-		{"ftp", "ftp://agent.test", nil, ErrPolicy},
+		{"http without local policy", "http://127.0.0.1:1", func(p *client.Policy) { p.AllowInsecureLocal = false }, client.ErrPolicy},
+		{"http to a public address", "http://public.test", func(p *client.Policy) {
+			p.LookupIP = clienttest.LookupTable(map[string]string{"public.test": "93.184.216.34"})
+		}, client.ErrPolicy},
+		{"loopback without local policy", a.Base(), func(p *client.Policy) { p.AllowInsecureLocal = false }, client.ErrPolicy},
+		{"private address", "https://lan.test", func(p *client.Policy) { p.LookupIP = clienttest.LookupTable(map[string]string{"lan.test": "10.1.2.3"}) }, client.ErrPolicy},
+		{"private beside public", "https://mixed.test", func(p *client.Policy) {
+			p.LookupIP = clienttest.LookupTable(map[string]string{"mixed.test": "93.184.216.34,192.168.1.9"})
+		}, client.ErrPolicy},
+		{"link-local", "https://[fe80::1]", nil, client.ErrPolicy},
+		{"metadata address", "https://169.254.169.254", nil, client.ErrPolicy},
+		{"multicast", "https://224.0.0.1", nil, client.ErrPolicy},
+		{"unspecified", "https://0.0.0.0", nil, client.ErrPolicy},
+		{"cgnat", "https://100.64.0.1", nil, client.ErrPolicy},
+		{"userinfo", "https://user:pass@agent.test", nil, client.ErrPolicy},
+		{"ftp", "ftp://agent.test", nil, client.ErrPolicy},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			p := a.policy()
+			p := a.Policy()
 			if c.policy != nil {
 				c.policy(p)
 			}
-			_, err := Discover(ctx, c.base, "", p)
+			_, err := client.Discover(ctx, c.base, "", p)
 			if !errors.Is(err, c.is) {
 				t.Fatalf("want %v, got %v", c.is, err)
 			}
@@ -68,28 +74,28 @@ func TestDiscoverRefusals(t *testing.T) {
 			}
 		})
 	}
-	if got := a.auth(); len(got) != 0 {
+	if got := a.Auth(); len(got) != 0 {
 		t.Errorf("refused discoveries still reached the server: %v", got)
 	}
 }
 
 func TestDiscoverRefusesRedirect(t *testing.T) {
-	a := newTestAgent(t, idle)
+	a := clienttest.NewServer(t, idle)
 	mux := http.NewServeMux()
-	mux.HandleFunc(CardPath, func(w http.ResponseWriter, r *http.Request) {
+	mux.HandleFunc(client.CardPath, func(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, "https://other.test/.well-known/agent-card.json", http.StatusFound)
 	})
-	a.srv.Config.Handler = mux
-	_, err := Discover(context.Background(), a.base(), "tok", a.policy())
-	if !errors.Is(err, ErrPolicy) || !strings.Contains(err.Error(), "redirect") {
+	a.SetHandler(mux)
+	_, err := client.Discover(context.Background(), a.Base(), "tok", a.Policy())
+	if !errors.Is(err, client.ErrPolicy) || !strings.Contains(err.Error(), "redirect") {
 		t.Fatalf("want a redirect refusal, got %v", err)
 	}
 }
 
 func TestDiscoverCardSizeCappedWhileReading(t *testing.T) {
-	a := newTestAgent(t, idle)
+	a := clienttest.NewServer(t, idle)
 	mux := http.NewServeMux()
-	mux.HandleFunc(CardPath, func(w http.ResponseWriter, r *http.Request) {
+	mux.HandleFunc(client.CardPath, func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		// Chunked, no Content-Length: the cap must hold while reading.
 		chunk := []byte(strings.Repeat(" ", 64<<10))
@@ -100,42 +106,42 @@ func TestDiscoverCardSizeCappedWhileReading(t *testing.T) {
 			w.(http.Flusher).Flush()
 		}
 	})
-	a.srv.Config.Handler = mux
-	_, err := Discover(context.Background(), a.base(), "", a.policy())
-	if !errors.Is(err, ErrIncompatible) || protocol.Codes(errors.Unwrap(err))[0] != protocol.CodeCardSize {
+	a.SetHandler(mux)
+	_, err := client.Discover(context.Background(), a.Base(), "", a.Policy())
+	if !errors.Is(err, client.ErrIncompatible) || protocol.Codes(errors.Unwrap(err))[0] != protocol.CodeCardSize {
 		t.Fatalf("want card.size, got %v", err)
 	}
 }
 
 func TestDiscoverIncompatibleCards(t *testing.T) {
-	a := newTestAgent(t, idle)
-	p := a.policy()
-	params := a.card["capabilities"].(map[string]any)["extensions"].([]any)[0].(map[string]any)["params"].(map[string]any)
+	a := clienttest.NewServer(t, idle)
+	p := a.Policy()
+	params := a.Card["capabilities"].(map[string]any)["extensions"].([]any)[0].(map[string]any)["params"].(map[string]any)
 	params["agui"].(map[string]any)["transport"] = "http.sse"
-	_, err := Discover(context.Background(), a.base(), "", p)
-	if !errors.Is(err, ErrIncompatible) || !strings.Contains(err.Error(), "card.transport") {
+	_, err := client.Discover(context.Background(), a.Base(), "", p)
+	if !errors.Is(err, client.ErrIncompatible) || !strings.Contains(err.Error(), "card.transport") {
 		t.Fatalf("physical inputs on sse: %v", err)
 	}
 	delete(params, "physicalObservations")
-	_, err = Discover(context.Background(), a.base(), "", p)
-	if !errors.Is(err, ErrIncompatible) {
+	_, err = client.Discover(context.Background(), a.Base(), "", p)
+	if !errors.Is(err, client.ErrIncompatible) {
 		t.Fatalf("unsupported transport: %v", err)
 	}
-	a.card = cardJSON("https://" + a.host + "/agui")
-	exts := a.card["capabilities"].(map[string]any)["extensions"].([]any)
-	a.card["capabilities"].(map[string]any)["extensions"] = append(exts, map[string]any{"uri": "https://vendor.example/ext/secret/1", "required": true})
-	_, err = Discover(context.Background(), a.base(), "", p)
-	if !errors.Is(err, ErrIncompatible) || !strings.Contains(err.Error(), "card.required") {
+	a.Card = clienttest.CardJSON("https://" + a.Host + "/agui")
+	exts := a.Card["capabilities"].(map[string]any)["extensions"].([]any)
+	a.Card["capabilities"].(map[string]any)["extensions"] = append(exts, map[string]any{"uri": "https://vendor.example/ext/secret/1", "required": true})
+	_, err = client.Discover(context.Background(), a.Base(), "", p)
+	if !errors.Is(err, client.ErrIncompatible) || !strings.Contains(err.Error(), "card.required") {
 		t.Fatalf("unknown required extension: %v", err)
 	}
 }
 
 func TestTokenOnlyToTheCardsOrigin(t *testing.T) {
 	const token = "s3cret-TOKEN-canary"
-	a := newTestAgent(t, idle)
+	a := clienttest.NewServer(t, idle)
 	ctx := context.Background()
 	// Same origin: the card fetch and the upgrade carry the token.
-	ag, err := Discover(ctx, a.base(), token, a.policy())
+	ag, err := client.Discover(ctx, a.Base(), token, a.Policy())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -145,8 +151,8 @@ func TestTokenOnlyToTheCardsOrigin(t *testing.T) {
 	}
 	tr.Close(nil)
 	// Another origin (other host name, same server): no token on the upgrade.
-	a.card = cardJSON("https://other.test:" + strings.Split(a.host, ":")[1] + "/agui")
-	ag, err = Discover(ctx, a.base(), token, a.policy())
+	a.Card = clienttest.CardJSON("https://other.test:" + strings.Split(a.Host, ":")[1] + "/agui")
+	ag, err = client.Discover(ctx, a.Base(), token, a.Policy())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -155,8 +161,8 @@ func TestTokenOnlyToTheCardsOrigin(t *testing.T) {
 		t.Fatal(err)
 	}
 	tr.Close(nil)
-	want := []string{CardPath + " Bearer " + token, "/agui Bearer " + token, CardPath + " Bearer " + token, "/agui "}
-	got := a.auth()
+	want := []string{client.CardPath + " Bearer " + token, "/agui Bearer " + token, client.CardPath + " Bearer " + token, "/agui "}
+	got := a.Auth()
 	if strings.Join(got, "|") != strings.Join(want, "|") {
 		t.Fatalf("Authorization headers seen:\n%q\nwant\n%q", got, want)
 	}

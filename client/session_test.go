@@ -1,16 +1,17 @@
-package client
+package client_test
 
 import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/agentcall/acbridge/client"
+	"github.com/agentcall/acbridge/client/clienttest"
 	"net/http"
 	"os"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/agentcall/acbridge/internal/wsframe"
 	"github.com/agentcall/acbridge/protocol"
 	"github.com/coder/websocket"
 	"go.uber.org/goleak"
@@ -18,19 +19,14 @@ import (
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
-type traceStep struct {
-	Direction string          `json:"direction"`
-	Message   json.RawMessage `json:"message"`
-}
-
-func goldenTrace(t *testing.T) []traceStep {
+func goldenTrace(t *testing.T) []clienttest.Step {
 	t.Helper()
 	b, err := os.ReadFile("../conformance/fixtures/physical-conformance.json")
 	if err != nil {
 		t.Fatal(err)
 	}
 	var f struct {
-		Walkthrough []traceStep `json:"walkthrough"`
+		Walkthrough []clienttest.Step `json:"walkthrough"`
 	}
 	if err := json.Unmarshal(b, &f); err != nil {
 		t.Fatal(err)
@@ -38,39 +34,10 @@ func goldenTrace(t *testing.T) []traceStep {
 	return f.Walkthrough
 }
 
-// traceServer plays the server side of a trace: after each client message it
-// sends the server steps that follow it.
-func traceServer(t *testing.T, steps []traceStep) func(context.Context, *websocket.Conn, *http.Request) {
-	return func(ctx context.Context, c *websocket.Conn, _ *http.Request) {
-		for i := 0; i < len(steps); i++ {
-			if steps[i].Direction == "client" {
-				m := readClient(ctx, t, c)
-				if m == nil {
-					return
-				}
-				var want protocol.ClientMessage
-				json.Unmarshal(steps[i].Message, &want)
-				if m.Type != want.Type || m.Turn != want.Turn || m.InteractionID != want.InteractionID {
-					t.Errorf("step %d: client sent %s turn %d %q, trace has %s turn %d %q", i+1, m.Type, m.Turn, m.InteractionID, want.Type, want.Turn, want.InteractionID)
-				}
-				continue
-			}
-			if err := wsframe.Write(ctx, c, steps[i].Message); err != nil {
-				return
-			}
-		}
-		for {
-			if _, _, err := c.Read(ctx); err != nil {
-				return
-			}
-		}
-	}
-}
-
-func startSession(t *testing.T, a *testAgent, mods ...protocol.Modality) *Session {
+func startSession(t *testing.T, a *clienttest.Server, mods ...protocol.Modality) *client.Session {
 	t.Helper()
 	ctx := context.Background()
-	ag, err := Discover(ctx, a.base(), "", a.policy())
+	ag, err := client.Discover(ctx, a.Base(), "", a.Policy())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,7 +45,7 @@ func startSession(t *testing.T, a *testAgent, mods ...protocol.Modality) *Sessio
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := Start(ctx, tr, ag.Card, &Options{SessionID: "proof-1", Modalities: mods})
+	s, err := client.Start(ctx, tr, ag.Card, &client.Options{SessionID: "proof-1", Modalities: mods})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,7 +53,7 @@ func startSession(t *testing.T, a *testAgent, mods ...protocol.Modality) *Sessio
 	return s
 }
 
-func nextEvent(t *testing.T, s *Session) protocol.Envelope {
+func nextEvent(t *testing.T, s *client.Session) protocol.Envelope {
 	t.Helper()
 	select {
 	case env, ok := <-s.Events():
@@ -102,10 +69,10 @@ func nextEvent(t *testing.T, s *Session) protocol.Envelope {
 
 func TestSessionDrivesGoldenTrace(t *testing.T) {
 	steps := goldenTrace(t)
-	a := newTestAgent(t, traceServer(t, steps))
+	a := clienttest.NewServer(t, clienttest.PlayServerSide(t, steps))
 	s := startSession(t, a, protocol.NFC, protocol.Photo)
 	ctx := context.Background()
-	for i, st := range steps[2:] { // session.start and session.established are Start's
+	for i, st := range steps[2:] { // session.start and session.established are client.Start's
 		if st.Direction == "server" {
 			var want protocol.Envelope
 			json.Unmarshal(st.Message, &want)
@@ -147,10 +114,10 @@ func TestSessionDrivesGoldenTrace(t *testing.T) {
 // bad thing, recording the close status the client answered with.
 func misbehave(t *testing.T, bad func(ctx context.Context, c *websocket.Conn) error, status chan<- websocket.StatusCode) func(context.Context, *websocket.Conn, *http.Request) {
 	return func(ctx context.Context, c *websocket.Conn, _ *http.Request) {
-		if readClient(ctx, t, c) == nil {
+		if clienttest.ReadClient(ctx, t, c) == nil {
 			return
 		}
-		writeEnv(ctx, c, 1, protocol.Event{Type: protocol.EventSessionEstablished})
+		clienttest.WriteEnv(ctx, c, 1, protocol.Event{Type: protocol.EventSessionEstablished})
 		if err := bad(ctx, c); err != nil {
 			t.Errorf("script: %v", err)
 		}
@@ -176,10 +143,10 @@ func TestTransportRules(t *testing.T) {
 			return c.Write(ctx, websocket.MessageText, []byte("{\"sequence\":2,\"event\":{\"type\":\"text\xff\"}}"))
 		}, protocol.CodeFrameUTF8, websocket.StatusInvalidFramePayloadData},
 		{"sequence gap", func(ctx context.Context, c *websocket.Conn) error {
-			return writeEnv(ctx, c, 3, protocol.Event{Type: protocol.EventRunStarted})
+			return clienttest.WriteEnv(ctx, c, 3, protocol.Event{Type: protocol.EventRunStarted})
 		}, protocol.CodeSequenceOrder, websocket.StatusPolicyViolation},
 		{"sequence repeat", func(ctx context.Context, c *websocket.Conn) error {
-			return writeEnv(ctx, c, 1, protocol.Event{Type: protocol.EventRunStarted})
+			return clienttest.WriteEnv(ctx, c, 1, protocol.Event{Type: protocol.EventRunStarted})
 		}, protocol.CodeSequenceOrder, websocket.StatusPolicyViolation},
 		{"schema", func(ctx context.Context, c *websocket.Conn) error {
 			return c.Write(ctx, websocket.MessageText, []byte(`{"sequence":2,"event":{"type":"text.delta"}}`))
@@ -188,7 +155,7 @@ func TestTransportRules(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			status := make(chan websocket.StatusCode, 1)
-			a := newTestAgent(t, misbehave(t, c.bad, status))
+			a := clienttest.NewServer(t, misbehave(t, c.bad, status))
 			s := startSession(t, a, protocol.NFC)
 			select {
 			case <-s.Done():
@@ -208,12 +175,12 @@ func TestTransportRules(t *testing.T) {
 
 func TestLocalRefusalsSendNothing(t *testing.T) {
 	got := make(chan string, 8)
-	a := newTestAgent(t, func(ctx context.Context, c *websocket.Conn, _ *http.Request) {
-		readClient(ctx, t, c)
-		writeEnv(ctx, c, 1, protocol.Event{Type: protocol.EventSessionEstablished})
-		writeEnv(ctx, c, 2, protocol.Event{Type: "vendor.unknown"})
+	a := clienttest.NewServer(t, func(ctx context.Context, c *websocket.Conn, _ *http.Request) {
+		clienttest.ReadClient(ctx, t, c)
+		clienttest.WriteEnv(ctx, c, 1, protocol.Event{Type: protocol.EventSessionEstablished})
+		clienttest.WriteEnv(ctx, c, 2, protocol.Event{Type: "vendor.unknown"})
 		for {
-			m := readClient(ctx, t, c)
+			m := clienttest.ReadClient(ctx, t, c)
 			if m == nil {
 				return
 			}
@@ -249,7 +216,7 @@ func TestLocalRefusalsSendNothing(t *testing.T) {
 	case <-time.After(200 * time.Millisecond):
 	}
 	s.Close()
-	if _, err := s.Say(ctx, "late"); !errors.Is(err, ErrClosed) {
+	if _, err := s.Say(ctx, "late"); !errors.Is(err, client.ErrClosed) {
 		t.Fatalf("after close: %v", err)
 	}
 }

@@ -1,0 +1,122 @@
+package conformance_test
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/agentcall/acbridge/client"
+	"github.com/agentcall/acbridge/client/clienttest"
+	"github.com/agentcall/acbridge/conformance"
+)
+
+func publicSteps(t *testing.T) []conformance.Step {
+	t.Helper()
+	steps, err := conformance.ParseTrace(conformance.PublicFixtures)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return steps
+}
+
+// replayAgainst plays served as the agent's side and replays want against it.
+func replayAgainst(t *testing.T, served, want []conformance.Step, strict bool) *conformance.ReplayReport {
+	t.Helper()
+	script := make([]clienttest.Step, len(served))
+	for i, s := range served {
+		script[i] = clienttest.Step(s)
+	}
+	srv := clienttest.NewServer(t, clienttest.PlayServerSide(&lenient{t}, script))
+	ctx := context.Background()
+	ag, err := client.Discover(ctx, srv.Base(), "", srv.Policy())
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, err := ag.Dial(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return conformance.Replay(ctx, tr, ag.Card, want, &conformance.ReplayOptions{StrictText: strict})
+}
+
+// lenient lets the scripted agent see unexpected client messages without
+// failing the test: the replay report is what these tests check.
+type lenient struct{ *testing.T }
+
+func (l *lenient) Errorf(string, ...any) {}
+
+func edit(t *testing.T, steps []conformance.Step, i int, from, to string) []conformance.Step {
+	t.Helper()
+	out := append([]conformance.Step(nil), steps...)
+	s := string(out[i].Message)
+	if !strings.Contains(s, from) {
+		t.Fatalf("step %d has no %q", i+1, from)
+	}
+	out[i].Message = json.RawMessage(strings.Replace(s, from, to, 1))
+	return out
+}
+
+func TestReplayConformingAgent(t *testing.T) {
+	steps := publicSteps(t)
+	r := replayAgainst(t, steps, steps, true)
+	if !r.Passed || r.Checked != len(steps) {
+		t.Fatalf("%+v %v", r, r.Divergence)
+	}
+}
+
+func TestReplayTreatsInteractionIDsAsOpaque(t *testing.T) {
+	steps := publicSteps(t)
+	served := steps
+	for i, s := range steps {
+		if strings.Contains(string(s.Message), "turn-5-nfc") {
+			served = edit(t, served, i, "turn-5-nfc", "req-A")
+		}
+	}
+	r := replayAgainst(t, served, steps, false)
+	if !r.Passed {
+		t.Fatalf("renamed ids: %v", r.Divergence)
+	}
+}
+
+func TestReplayReportsFirstDivergence(t *testing.T) {
+	steps := publicSteps(t)
+	find := func(sub string) int {
+		for i, s := range steps {
+			if strings.Contains(string(s.Message), sub) {
+				return i
+			}
+		}
+		t.Fatalf("no step has %q", sub)
+		return -1
+	}
+	cases := []struct {
+		name      string
+		step      int
+		from, to  string
+		strict    bool
+		wantStep  int
+		reasonSub string
+	}{
+		{"wrong outcome", find(`"outcome": "answered"`), `"answered"`, `"cancelled"`, false, find(`"outcome": "answered"`) + 1, "wrong outcome"},
+		{"wrong type", find(`"text": "Proposal cancelled."`), `"type": "text.delta"`, `"type": "speech.segment", "segmentId": "s", "stable": true`, false, find(`"text": "Proposal cancelled."`) + 1, "wrong event type"},
+		{"text only with strict", find(`"This is Workshop router."`), `This is Workshop router.`, `I do not know.`, true, find(`"This is Workshop router."`) + 1, "text"},
+		{"sequence gap", find(`"sequence": 9,`), `"sequence": 9,`, `"sequence": 10,`, false, find(`"sequence": 9,`) + 1, "sequence"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r := replayAgainst(t, edit(t, steps, c.step, c.from, c.to), steps, c.strict)
+			if r.Passed || r.Divergence == nil {
+				t.Fatal("a divergent agent passed")
+			}
+			if r.Divergence.Step != c.wantStep || !strings.Contains(r.Divergence.Reason, c.reasonSub) {
+				t.Fatalf("divergence %v; want step %d with %q", r.Divergence, c.wantStep, c.reasonSub)
+			}
+		})
+	}
+	// Without --strict-text a different text conforms.
+	i := find(`"This is Workshop router."`)
+	if r := replayAgainst(t, edit(t, steps, i, `This is Workshop router.`, `I do not know.`), steps, false); !r.Passed {
+		t.Fatalf("text compared without strict: %v", r.Divergence)
+	}
+}
