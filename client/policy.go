@@ -59,7 +59,7 @@ var ErrPolicy = errors.New("client: refused by the network policy")
 
 type policyError struct{ msg string }
 
-func (e *policyError) Error() string { return "client: " + e.msg }
+func (e *policyError) Error() string   { return "client: " + e.msg }
 func (e *policyError) Is(t error) bool { return t == ErrPolicy }
 
 func refuse(format string, a ...any) error { return &policyError{msg: fmt.Sprintf(format, a...)} }
