@@ -1,0 +1,344 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/url"
+	"os"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/BurntSushi/toml"
+)
+
+// DefaultPath is where the Debian package installs the configuration.
+const DefaultPath = "/etc/acbridge/acbridge.toml"
+
+// MaxFileBytes bounds the configuration file.
+const MaxFileBytes = 1 << 20
+
+// Config is the whole configuration. Zero values mean the defaults given in
+// acbridge.example.toml; Load fills them in.
+type Config struct {
+	Agent      Agent      `toml:"agent"`
+	Keystore   Keystore   `toml:"keystore"`
+	Modalities Modalities `toml:"modalities"`
+	NFC        NFC        `toml:"nfc"`
+	Camera     Camera     `toml:"camera"`
+	Audio      Audio      `toml:"audio"`
+	Buttons    []Button   `toml:"button"`
+	LED        LED        `toml:"led"`
+	Log        Log        `toml:"log"`
+	Metrics    Metrics    `toml:"metrics"`
+	Kiosk      Kiosk      `toml:"kiosk"`
+}
+
+// Agent says which agent to talk to and how.
+type Agent struct {
+	URL                string   `toml:"url"`
+	TokenFile          string   `toml:"token_file"`
+	AllowInsecureLocal bool     `toml:"allow_insecure_local"`
+	ReconnectMax       Duration `toml:"reconnect_max"`
+}
+
+// Keystore locates the device secret.
+type Keystore struct {
+	Path string `toml:"path"`
+}
+
+// Modalities enables physical inputs; the offer in session.start is this
+// intersected with the hardware present.
+type Modalities struct {
+	Enabled []string `toml:"enabled"`
+}
+
+// NFC configures the tag reader.
+type NFC struct {
+	Reader string   `toml:"reader"`
+	Window Duration `toml:"window"`
+	Intent string   `toml:"intent"`
+}
+
+// Camera configures photo capture.
+type Camera struct {
+	Device        string   `toml:"device"`
+	Rotation      int      `toml:"rotation"`
+	Mirror        bool     `toml:"mirror"`
+	Intent        string   `toml:"intent"`
+	SettleFrames  int      `toml:"settle_frames"`
+	SettleTimeout Duration `toml:"settle_timeout"`
+}
+
+// Audio configures the microphone, the speaker and an optional local TTS.
+type Audio struct {
+	Microphone string   `toml:"microphone"`
+	Speaker    string   `toml:"speaker"`
+	TTSCommand []string `toml:"tts_command"`
+}
+
+// Button maps one physical control to its source.
+type Button struct {
+	Control string `toml:"control"`
+	Source  string `toml:"source"`
+	// gpio
+	Chip      string `toml:"chip"`
+	Line      int    `toml:"line"`
+	ActiveLow bool   `toml:"active_low"`
+	Bias      string `toml:"bias"`
+	// evdev
+	Device string `toml:"device"`
+	Name   string `toml:"name"`
+	Key    string `toml:"key"`
+	Grab   bool   `toml:"grab"`
+	// terminal
+	Char string `toml:"char"`
+	// all sources
+	Debounce  Duration `toml:"debounce"`
+	LongPress Duration `toml:"long_press"`
+}
+
+// LED is an optional GPIO output that shows the armed state.
+type LED struct {
+	Chip      string `toml:"chip"`
+	Line      int    `toml:"line"`
+	ActiveLow bool   `toml:"active_low"`
+}
+
+// Log configures the daemon's log.
+type Log struct {
+	Level  string `toml:"level"`
+	Format string `toml:"format"`
+}
+
+// Metrics configures the optional Prometheus endpoint.
+type Metrics struct {
+	Listen string `toml:"listen"`
+}
+
+// Kiosk configures the optional local touch page.
+type Kiosk struct {
+	Listen string `toml:"listen"`
+}
+
+// Duration is a time.Duration written as "15s", "1m30s".
+type Duration struct{ time.Duration }
+
+// UnmarshalText parses a Go duration string.
+func (d *Duration) UnmarshalText(b []byte) error {
+	v, err := time.ParseDuration(string(b))
+	if err != nil {
+		return fmt.Errorf("not a duration like \"15s\"")
+	}
+	d.Duration = v
+	return nil
+}
+
+// MarshalText writes the duration back.
+func (d Duration) MarshalText() ([]byte, error) { return []byte(d.String()), nil }
+
+// Defaults returns the configuration with every default filled in and no
+// agent URL.
+func Defaults() *Config {
+	c := &Config{}
+	c.applyDefaults()
+	return c
+}
+
+func (c *Config) applyDefaults() {
+	setDur := func(d *Duration, v time.Duration) {
+		if d.Duration == 0 {
+			d.Duration = v
+		}
+	}
+	setStr := func(s *string, v string) {
+		if *s == "" {
+			*s = v
+		}
+	}
+	setDur(&c.Agent.ReconnectMax, 60*time.Second)
+	setStr(&c.Keystore.Path, "/var/lib/acbridge/keystore.json")
+	if c.Modalities.Enabled == nil {
+		c.Modalities.Enabled = []string{"nfc", "photo"}
+	}
+	setDur(&c.NFC.Window, 15*time.Second)
+	setStr(&c.NFC.Intent, "identify")
+	setStr(&c.Camera.Intent, "identify")
+	if c.Camera.SettleFrames == 0 {
+		c.Camera.SettleFrames = 30
+	}
+	setDur(&c.Camera.SettleTimeout, 2*time.Second)
+	setStr(&c.Log.Level, "info")
+	setStr(&c.Log.Format, "text")
+	for i := range c.Buttons {
+		b := &c.Buttons[i]
+		setDur(&b.Debounce, 30*time.Millisecond)
+		if b.Control == "cancel" {
+			setDur(&b.LongPress, time.Second)
+		}
+	}
+}
+
+// Load reads, decodes and validates the file at path. Unknown keys are
+// errors (a typo must not silently fall back to a default).
+func Load(path string) (*Config, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, fmt.Errorf("config: %s does not exist: copy the annotated example (acbridge.example.toml) there and set agent.url", path)
+		}
+		return nil, fmt.Errorf("config: %w", err)
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, MaxFileBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("config: reading %s: %w", path, err)
+	}
+	if len(b) > MaxFileBytes {
+		return nil, fmt.Errorf("config: %s is larger than %d bytes", path, MaxFileBytes)
+	}
+	c, err := Parse(b)
+	if err != nil {
+		return nil, fmt.Errorf("config: %s: %w", path, err)
+	}
+	return c, nil
+}
+
+// Parse decodes and validates configuration text.
+func Parse(b []byte) (*Config, error) {
+	var c Config
+	md, err := toml.Decode(string(b), &c)
+	if err != nil {
+		return nil, err
+	}
+	if und := md.Undecoded(); len(und) > 0 {
+		keys := make([]string, 0, len(und))
+		for _, k := range und {
+			keys = append(keys, k.String())
+		}
+		return nil, fmt.Errorf("unknown key(s): %s (see acbridge.example.toml)", strings.Join(keys, ", "))
+	}
+	c.applyDefaults()
+	if err := c.Validate(); err != nil {
+		return nil, err
+	}
+	return &c, nil
+}
+
+// Problems lists every validation problem; Validate joins them.
+type Problems []string
+
+func (p Problems) Error() string { return strings.Join(p, "; ") }
+
+// Validate checks every key and reports all problems at once.
+func (c *Config) Validate() error {
+	var p Problems
+	add := func(format string, a ...any) { p = append(p, fmt.Sprintf(format, a...)) }
+	if c.Agent.URL == "" {
+		add("agent.url is required (the agent's base URL, like https://agent.example)")
+	} else if u, err := url.Parse(c.Agent.URL); err != nil || u.Host == "" || (u.Scheme != "https" && u.Scheme != "http") {
+		add("agent.url must be an absolute https URL")
+	} else if u.Scheme == "http" && !c.Agent.AllowInsecureLocal {
+		add("agent.url is http: set agent.allow_insecure_local = true for local development (loopback only), or use https")
+	} else if u.User != nil || u.RawQuery != "" {
+		add("agent.url must not carry credentials or a query; use agent.token_file")
+	}
+	if c.Agent.ReconnectMax.Duration < time.Second || c.Agent.ReconnectMax.Duration > time.Hour {
+		add("agent.reconnect_max must be between 1s and 1h")
+	}
+	for _, m := range c.Modalities.Enabled {
+		if m != "nfc" && m != "photo" {
+			add("modalities.enabled: unknown modality %q (nfc, photo)", clip(m))
+		}
+	}
+	if c.NFC.Window.Duration < time.Second || c.NFC.Window.Duration > 5*time.Minute {
+		add("nfc.window must be between 1s and 5m")
+	}
+	for _, it := range []struct{ key, v string }{{"nfc.intent", c.NFC.Intent}, {"camera.intent", c.Camera.Intent}} {
+		if !slices.Contains([]string{"identify", "remember", "inspect", "act"}, it.v) {
+			add("%s must be identify, remember, inspect or act", it.key)
+		}
+	}
+	if r := c.Camera.Rotation; r != 0 && r != 90 && r != 180 && r != 270 {
+		add("camera.rotation must be 0, 90, 180 or 270")
+	}
+	if c.Camera.SettleFrames < 1 || c.Camera.SettleFrames > 300 {
+		add("camera.settle_frames must be between 1 and 300")
+	}
+	if c.Camera.SettleTimeout.Duration <= 0 || c.Camera.SettleTimeout.Duration > 30*time.Second {
+		add("camera.settle_timeout must be between 1ms and 30s")
+	}
+	if !slices.Contains([]string{"debug", "info", "warn", "error"}, c.Log.Level) {
+		add("log.level must be debug, info, warn or error")
+	}
+	if c.Log.Format != "text" && c.Log.Format != "json" {
+		add("log.format must be text or json")
+	}
+	for _, l := range []struct{ key, v string }{{"metrics.listen", c.Metrics.Listen}, {"kiosk.listen", c.Kiosk.Listen}} {
+		if l.v != "" && !loopbackAddr(l.v) {
+			add("%s must be a loopback address with a port, like 127.0.0.1:9464", l.key)
+		}
+	}
+	seen := map[string]bool{}
+	for i, b := range c.Buttons {
+		key := fmt.Sprintf("button[%d]", i)
+		if !slices.Contains([]string{"scan", "photo", "talk", "cancel"}, b.Control) {
+			add("%s.control must be scan, photo, talk or cancel", key)
+		}
+		switch b.Source {
+		case "gpio":
+			if b.Chip == "" || b.Line < 0 {
+				add("%s: a gpio button needs chip and line", key)
+			}
+		case "evdev":
+			if b.Device == "" && b.Name == "" {
+				add("%s: an evdev button needs device or name", key)
+			}
+			if b.Key == "" {
+				add("%s: an evdev button needs key (like KEY_F1 or a number)", key)
+			}
+		case "terminal":
+			if len([]rune(b.Char)) != 1 {
+				add("%s: a terminal button needs char, one character", key)
+			}
+		default:
+			add("%s.source must be gpio, evdev or terminal", key)
+		}
+		id := b.Source + "|" + b.Chip + fmt.Sprint(b.Line) + "|" + b.Device + b.Name + b.Key + "|" + b.Char
+		if seen[id] {
+			add("%s uses the same input as an earlier button", key)
+		}
+		seen[id] = true
+		if b.Debounce.Duration < 0 || b.Debounce.Duration > time.Second {
+			add("%s.debounce must be between 0 and 1s", key)
+		}
+	}
+	if len(p) > 0 {
+		return p
+	}
+	return nil
+}
+
+func loopbackAddr(s string) bool {
+	host, port, err := net.SplitHostPort(s)
+	if err != nil || port == "" {
+		return false
+	}
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+func clip(s string) string {
+	if r := []rune(s); len(r) > 32 {
+		return string(r[:32]) + "…"
+	}
+	return s
+}
+
+// Enabled reports whether modality m is enabled.
+func (c *Config) Enabled(m string) bool { return slices.Contains(c.Modalities.Enabled, m) }
