@@ -33,6 +33,7 @@ vet:
 # reader itself (no systemd), and runs every test with services required, so
 # that a missing service fails the run instead of skipping tests.
 test: deps vet
+	scripts/check-unit.sh
 	[ ! -x scripts/pcscd.sh ] || scripts/pcscd.sh start
 	ACBRIDGE_REQUIRE_SERVICES=1 $(GO) test $(RACE) -count=1 -timeout 40m ./... ; \
 	  status=$$?; [ ! -x scripts/pcscd.sh ] || scripts/pcscd.sh stop || true; exit $$status

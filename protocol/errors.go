@@ -131,3 +131,17 @@ func quoteBounded(s string, n int) string {
 	}
 	return fmt.Sprintf("%q", s)
 }
+
+// knownCodes holds every code this package defines.
+var knownCodes = map[string]bool{}
+
+func init() {
+	for _, c := range []string{CodeObservationSchema, CodeObservationNegotiation, CodeImageIntegrity, CodeImageJPEG, CodeImageDimensions, CodeImageSize, CodeCardSchema, CodeCardSize, CodeCardExtension, CodeCardDuplicate, CodeCardRequired, CodeCardTransport, CodeCardVoice, CodeCardModalities, CodeCardWebRTCProfile, CodeMessageSchema, CodeEventSchema, CodeSessionOrder, CodeSequenceOrder, CodeTurnOrder, CodeInteractionUnmatched, CodeInteractionModality, CodeRunActive, CodeRunOrder, CodeInteractionPending, CodeInteractionForbidden, CodeAudioTurn, CodeFrameSize, CodeFrameBinary, CodeFrameJSON, CodePassportSchema} {
+		knownCodes[c] = true
+	}
+}
+
+// KnownCode reports whether code is one of this package's codes; a consumer
+// that labels metrics by code folds unknown ones so that a peer cannot grow
+// its label set.
+func KnownCode(code string) bool { return knownCodes[code] }

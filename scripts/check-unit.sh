@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# check-unit.sh: static checks of the systemd files in systemd/.
+#
+#   1. systemd-analyze verify systemd/acbridge.service prints nothing
+#      (it exits 0 even on unknown keys, so any output is a failure);
+#   2. systemd-analyze security --offline=yes rates the unit's exposure at
+#      most MAX_EXPOSURE (default 2.0);
+#   3. systemd/acbridge.sysusers is accepted by systemd-sysusers.
+#
+# Nothing on the host changes: verify needs ExecStart's binary to exist, so
+# the unit is checked as a temporary copy whose ExecStart points at a dummy
+# executable; sysusers runs against a temporary root.
+#
+# Needs Debian packages: systemd (systemd-analyze, systemd-sysusers) and
+# procps (/bin/kill, named by ExecReload=).
+set -euo pipefail
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+unit="$root/systemd/acbridge.service"
+sysusers="$root/systemd/acbridge.sysusers"
+max="${MAX_EXPOSURE:-2.0}"
+
+fail() { echo "check-unit: $*" >&2; exit 1; }
+
+command -v systemd-analyze >/dev/null || fail "systemd-analyze not found: apt-get install systemd"
+command -v systemd-sysusers >/dev/null || fail "systemd-sysusers not found: apt-get install systemd"
+[ -x /bin/kill ] || fail "/bin/kill not found (ExecReload= uses it): apt-get install procps"
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+# 1. verify, with ExecStart pointing at a dummy so no acbridge install is needed.
+printf '#!/bin/sh\nexit 0\n' >"$tmp/acbridge"
+chmod 0755 "$tmp/acbridge"
+grep -q '^ExecStart=/usr/bin/acbridge ' "$unit" || fail "ExecStart= no longer runs /usr/bin/acbridge; update this script"
+sed "s|^ExecStart=/usr/bin/acbridge |ExecStart=$tmp/acbridge |" "$unit" >"$tmp/acbridge.service"
+out=$(systemd-analyze verify "$tmp/acbridge.service" 2>&1) || fail "systemd-analyze verify failed: $out"
+[ -z "$out" ] || fail "systemd-analyze verify reported: $out"
+echo "check-unit: systemd-analyze verify: clean"
+
+# 2. security exposure of the real file.
+sec=$(systemd-analyze security --offline=yes --no-pager "$unit" 2>&1) || fail "systemd-analyze security failed: $sec"
+level=$(printf '%s\n' "$sec" | sed -n 's/.*Overall exposure level for [^:]*: \([0-9][0-9.]*\).*/\1/p')
+[ -n "$level" ] || fail "no 'Overall exposure level' line in systemd-analyze security output"
+awk -v l="$level" -v m="$max" 'BEGIN { exit !(l + 0 <= m + 0) }' ||
+	fail "exposure $level is above $max; systemd-analyze security --offline=yes $unit shows what to harden"
+echo "check-unit: systemd-analyze security: exposure $level (limit $max)"
+
+# 3. sysusers file, applied to a copy of the host's user database.
+mkdir -p "$tmp/root/etc"
+cp /etc/passwd /etc/group "$tmp/root/etc/"
+out=$(systemd-sysusers --root="$tmp/root" "$sysusers" 2>&1) || fail "systemd-sysusers rejected $sysusers: $out"
+grep -q '^acbridge:' "$tmp/root/etc/passwd" || fail "systemd-sysusers did not create user acbridge: $out"
+grep -Eq '^gpio:[^:]*:[^:]*:(.*,)?acbridge(,|$)' "$tmp/root/etc/group" || fail "acbridge is not in group gpio after systemd-sysusers: $out"
+echo "check-unit: systemd-sysusers: creates user acbridge in group gpio"
