@@ -182,8 +182,9 @@ func (c *Config) applyDefaults() {
 }
 
 // Load reads, decodes and validates the file at path. Unknown keys are
-// errors (a typo must not silently fall back to a default).
-func Load(path string) (*Config, error) {
+// errors (a typo must not silently fall back to a default). override, if
+// not nil, applies command-line flags before validation.
+func Load(path string, override func(*Config)) (*Config, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
@@ -199,7 +200,7 @@ func Load(path string) (*Config, error) {
 	if len(b) > MaxFileBytes {
 		return nil, fmt.Errorf("config: %s is larger than %d bytes", path, MaxFileBytes)
 	}
-	c, err := Parse(b)
+	c, err := ParseWith(b, override)
 	if err != nil {
 		return nil, fmt.Errorf("config: %s: %w", path, err)
 	}
@@ -207,7 +208,11 @@ func Load(path string) (*Config, error) {
 }
 
 // Parse decodes and validates configuration text.
-func Parse(b []byte) (*Config, error) {
+func Parse(b []byte) (*Config, error) { return ParseWith(b, nil) }
+
+// ParseWith is Parse with overrides applied after the defaults and before
+// validation.
+func ParseWith(b []byte, override func(*Config)) (*Config, error) {
 	var c Config
 	md, err := toml.Decode(string(b), &c)
 	if err != nil {
@@ -221,6 +226,9 @@ func Parse(b []byte) (*Config, error) {
 		return nil, fmt.Errorf("unknown key(s): %s (see acbridge.example.toml)", strings.Join(keys, ", "))
 	}
 	c.applyDefaults()
+	if override != nil {
+		override(&c)
+	}
 	if err := c.Validate(); err != nil {
 		return nil, err
 	}

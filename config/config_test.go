@@ -105,11 +105,11 @@ func TestUnknownKeysAndBadValues(t *testing.T) {
 func TestLoad(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "acbridge.toml")
-	if _, err := Load(path); err == nil || !strings.Contains(err.Error(), "does not exist") {
+	if _, err := Load(path, nil); err == nil || !strings.Contains(err.Error(), "does not exist") {
 		t.Fatalf("missing file: %v", err)
 	}
 	os.WriteFile(path, []byte("[agent]\nurl = \"http://127.0.0.1:8080\"\nallow_insecure_local = true\n[[button]]\ncontrol = \"cancel\"\nsource = \"terminal\"\nchar = \"c\"\n"), 0o644)
-	c, err := Load(path)
+	c, err := Load(path, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -117,7 +117,7 @@ func TestLoad(t *testing.T) {
 		t.Errorf("button defaults: %+v", c.Buttons[0])
 	}
 	os.WriteFile(path, make([]byte, MaxFileBytes+1), 0o644)
-	if _, err := Load(path); err == nil {
+	if _, err := Load(path, nil); err == nil {
 		t.Fatal("accepted an oversized file")
 	}
 }
