@@ -1,0 +1,247 @@
+package agent
+
+import (
+	"context"
+	"crypto/sha256"
+	"crypto/subtle"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/agentcall/acbridge/protocol"
+)
+
+// Paths the agent serves.
+const (
+	CardPath = "/.well-known/agent-card.json"
+	AGUIPath = "/agui"
+)
+
+// Defaults for zero Options fields.
+const (
+	DefaultName         = "acbridge reference agent"
+	DefaultIdleTimeout  = 10 * time.Minute
+	DefaultWriteTimeout = 10 * time.Second
+	DefaultMaxSessions  = 64
+)
+
+// ErrClosed is returned for work refused because the Agent was closed.
+var ErrClosed = errors.New("agent: closed")
+
+// Options configure an Agent. A nil *Options or a zero field means the
+// documented default.
+type Options struct {
+	// Logger receives operational events: sessions, rejection codes, errors.
+	// Never frames, observation contents, labels, images or tokens.
+	// Default: discard.
+	Logger *slog.Logger
+	// Now is the clock for session durations in logs. Default: time.Now.
+	Now func() time.Time
+	// Transport is the card's AG-UI transport. Only "websocket" (the
+	// default) exists yet; New panics on any other value, a programming
+	// error like an invalid pattern given to http.ServeMux.
+	Transport string
+	// PublicURL is the absolute http(s) base URL clients reach the agent
+	// at; the card's AG-UI URL is PublicURL + "/agui". Default: derived per
+	// request from its scheme (TLS or not) and Host. New panics on a value
+	// CheckPublicURL refuses.
+	PublicURL string
+	// Token, when set, is required as "Authorization: Bearer TOKEN" on the
+	// AG-UI endpoint (compared in constant time; 401 otherwise) and the card
+	// declares a bearer security scheme. The card itself stays public.
+	Token string
+	// Name is the card's name. Default: DefaultName.
+	Name string
+	// Accepted and AgentRequests are the card's physical modalities. nil
+	// means both nfc and photo; an empty non-nil slice means none.
+	Accepted, AgentRequests []protocol.Modality
+	// IdleTimeout closes a connection on which the client sent nothing for
+	// this long (status 1008, reason "idle"); it also reaps half-open
+	// connections whose peer vanished. Default: DefaultIdleTimeout.
+	IdleTimeout time.Duration
+	// WriteTimeout bounds one frame write to a client that stopped reading.
+	// Default: DefaultWriteTimeout.
+	WriteTimeout time.Duration
+	// MaxSessions bounds concurrent AG-UI connections; more get 503.
+	// Default: DefaultMaxSessions.
+	MaxSessions int
+}
+
+// Agent is the reference agent: an http.Handler serving the card and the
+// AG-UI endpoint. Each connection is served on its handler goroutine;
+// Close ends them all and waits for them.
+type Agent struct {
+	log       *slog.Logger
+	now       func() time.Time
+	transport string
+	publicURL string
+	tokenSum  *[sha256.Size]byte
+	name      string
+	cfg       protocol.SessionConfig
+	idle      time.Duration
+	write     time.Duration
+	maxConns  int
+	mux       *http.ServeMux
+
+	ctx    context.Context // cancelled by Close; every connection derives from it
+	cancel context.CancelFunc
+
+	mu     sync.Mutex
+	closed bool
+	conns  int
+	wg     sync.WaitGroup
+}
+
+var _ http.Handler = (*Agent)(nil)
+
+// New returns an Agent configured by opts (nil: all defaults).
+func New(opts *Options) *Agent {
+	if opts == nil {
+		opts = &Options{}
+	}
+	a := &Agent{
+		log:       opts.Logger,
+		now:       opts.Now,
+		transport: opts.Transport,
+		publicURL: strings.TrimSuffix(opts.PublicURL, "/"),
+		name:      opts.Name,
+		idle:      opts.IdleTimeout,
+		write:     opts.WriteTimeout,
+		maxConns:  opts.MaxSessions,
+	}
+	if a.log == nil {
+		a.log = slog.New(slog.DiscardHandler)
+	}
+	if a.now == nil {
+		a.now = time.Now
+	}
+	if a.transport == "" {
+		a.transport = protocol.TransportWebSocket
+	}
+	if a.transport != protocol.TransportWebSocket {
+		panic(fmt.Sprintf("agent: transport %q is not supported; use %q", a.transport, protocol.TransportWebSocket))
+	}
+	if opts.PublicURL != "" {
+		if err := CheckPublicURL(opts.PublicURL); err != nil {
+			panic(err.Error())
+		}
+	}
+	if opts.Token != "" {
+		sum := sha256.Sum256([]byte(opts.Token))
+		a.tokenSum = &sum
+	}
+	if a.name == "" {
+		a.name = DefaultName
+	}
+	if a.idle <= 0 {
+		a.idle = DefaultIdleTimeout
+	}
+	if a.write <= 0 {
+		a.write = DefaultWriteTimeout
+	}
+	if a.maxConns <= 0 {
+		a.maxConns = DefaultMaxSessions
+	}
+	both := []protocol.Modality{protocol.NFC, protocol.Photo}
+	a.cfg.Accepted, a.cfg.AgentRequests = both, both
+	if opts.Accepted != nil {
+		a.cfg.Accepted = append([]protocol.Modality{}, opts.Accepted...)
+	}
+	if opts.AgentRequests != nil {
+		a.cfg.AgentRequests = append([]protocol.Modality{}, opts.AgentRequests...)
+	}
+	a.ctx, a.cancel = context.WithCancel(context.Background())
+	a.mux = http.NewServeMux()
+	a.mux.HandleFunc("GET "+CardPath, a.serveCard)
+	a.mux.HandleFunc(AGUIPath, a.serveAGUI)
+	return a
+}
+
+// CheckPublicURL reports whether s can be Options.PublicURL: an absolute
+// http or https URL with a host and no user info, query or fragment.
+func CheckPublicURL(s string) error {
+	u, err := url.Parse(s)
+	if err != nil {
+		return fmt.Errorf("agent: public URL does not parse; give one like https://agent.example")
+	}
+	switch {
+	case u.Scheme != "http" && u.Scheme != "https":
+		return fmt.Errorf("agent: public URL must start with https:// (or http:// for local development)")
+	case u.Host == "":
+		return fmt.Errorf("agent: public URL has no host; give one like https://agent.example")
+	case u.User != nil || u.RawQuery != "" || u.Fragment != "" || u.Opaque != "":
+		return fmt.Errorf("agent: public URL must be a plain base URL, without user info, query or fragment")
+	}
+	return nil
+}
+
+// ServeHTTP serves GET /.well-known/agent-card.json and the AG-UI
+// WebSocket endpoint /agui.
+func (a *Agent) ServeHTTP(w http.ResponseWriter, r *http.Request) { a.mux.ServeHTTP(w, r) }
+
+// Close ends every session (status 1001 "agent shutting down"), refuses new
+// ones with 503 and waits until every connection's goroutine has returned.
+// It is safe to call more than once.
+func (a *Agent) Close() error {
+	a.mu.Lock()
+	a.closed = true
+	a.mu.Unlock()
+	a.cancel()
+	a.wg.Wait()
+	return nil
+}
+
+// acquire registers one connection; it fails once closed or full.
+func (a *Agent) acquire() error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.closed {
+		return ErrClosed
+	}
+	if a.conns >= a.maxConns {
+		return fmt.Errorf("agent: %d sessions are open, the limit", a.conns)
+	}
+	a.conns++
+	a.wg.Add(1)
+	return nil
+}
+
+func (a *Agent) release() {
+	a.mu.Lock()
+	a.conns--
+	a.mu.Unlock()
+	a.wg.Done()
+}
+
+// authorized checks "Authorization: Bearer TOKEN". Comparing SHA-256 sums
+// in constant time hides both the token and its length from timing.
+func (a *Agent) authorized(r *http.Request) bool {
+	if a.tokenSum == nil {
+		return true
+	}
+	h := r.Header.Get("Authorization")
+	const prefix = "Bearer "
+	if len(h) < len(prefix) || !strings.EqualFold(h[:len(prefix)], prefix) {
+		return false
+	}
+	sum := sha256.Sum256([]byte(h[len(prefix):]))
+	return subtle.ConstantTimeCompare(sum[:], a.tokenSum[:]) == 1
+}
+
+// baseURL is the public base URL, derived from the request when not
+// configured.
+func (a *Agent) baseURL(r *http.Request) string {
+	if a.publicURL != "" {
+		return a.publicURL
+	}
+	scheme := "http"
+	if r.TLS != nil {
+		scheme = "https"
+	}
+	return (&url.URL{Scheme: scheme, Host: r.Host}).String()
+}

@@ -1,0 +1,125 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/agentcall/acbridge/internal/wsframe"
+	"github.com/agentcall/acbridge/protocol"
+	"github.com/coder/websocket"
+)
+
+// errIdle is the cancel cause of a connection that stayed silent too long.
+var errIdle = errors.New("agent: client idle")
+
+// serveAGUI is the WebSocket adapter: it authenticates the upgrade, then
+// moves frames between the socket and a conversation. It holds no protocol
+// logic of its own, so a WebRTC data channel can drive the same
+// conversation later.
+func (a *Agent) serveAGUI(w http.ResponseWriter, r *http.Request) {
+	if !a.authorized(r) {
+		// Log neither the header nor the token: only that it failed.
+		a.log.Info("agent: unauthorized AG-UI request", "remote", r.RemoteAddr)
+		w.Header().Set("WWW-Authenticate", `Bearer realm="agentcall-agui"`)
+		http.Error(w, "a bearer token is required: send Authorization: Bearer TOKEN", http.StatusUnauthorized)
+		return
+	}
+	if err := a.acquire(); err != nil {
+		http.Error(w, "the agent is not accepting sessions now; retry later", http.StatusServiceUnavailable)
+		return
+	}
+	defer a.release()
+	// Origin: the library accepts a request without Origin (a kiosk client
+	// sends none) or whose Origin host equals Host (a same-origin page) and
+	// answers 403 to any other browser page, so no foreign site can drive
+	// a session with a user's ambient credentials.
+	conn, err := websocket.Accept(w, r, &websocket.AcceptOptions{
+		Subprotocols:    []string{protocol.WSBinding},
+		CompressionMode: websocket.CompressionDisabled,
+	})
+	if err != nil {
+		a.log.Info("agent: WebSocket upgrade refused", "remote", r.RemoteAddr, "err", err)
+		return
+	}
+	wsframe.Prepare(conn)
+	a.serveConn(conn, r.RemoteAddr)
+}
+
+// serveConn runs one session to its end on the caller's goroutine. Two
+// things may end it from outside: Agent.Close (status 1001) and the idle
+// timer (status 1008 "idle"). Both cancel ctx; the close handshake then runs
+// in a context.AfterFunc that serveConn waits for, so no goroutine outlives
+// it. Reads use no deadline of their own: that close is what unblocks them.
+func (a *Agent) serveConn(conn *websocket.Conn, remote string) {
+	start := a.now()
+	log := a.log.With("remote", remote)
+	ctx, cancel := context.WithCancelCause(a.ctx)
+	idle := time.AfterFunc(a.idle, func() { cancel(errIdle) })
+	closed := make(chan struct{})
+	stopCloser := context.AfterFunc(ctx, func() {
+		defer close(closed)
+		status, reason := websocket.StatusGoingAway, "agent shutting down"
+		if errors.Is(context.Cause(ctx), errIdle) {
+			status, reason = websocket.StatusPolicyViolation, "idle"
+		}
+		_ = conn.Close(status, reason)
+	})
+	conv := newConversation(a.cfg, log)
+	frames := 0
+	defer func() {
+		idle.Stop()
+		if !stopCloser() {
+			<-closed
+		}
+		cancel(nil)
+		_ = conn.CloseNow()
+		conv.close()
+		log.Info("agent: connection closed", "frames", frames, "duration", a.now().Sub(start).Round(time.Millisecond))
+	}()
+	for {
+		frame, err := wsframe.Read(context.Background(), conn)
+		if err != nil {
+			if !isProtocolError(err) {
+				// The peer went away, or Close/idle closed the socket.
+				return
+			}
+			a.finish(log, conn, conv.reject(err))
+			return
+		}
+		frames++
+		idle.Reset(a.idle)
+		if !a.finish(log, conn, conv.receive(frame)) {
+			return
+		}
+	}
+}
+
+// finish sends a reply and closes the connection when it says so; it
+// reports whether the session goes on.
+func (a *Agent) finish(log *slog.Logger, conn *websocket.Conn, r reply) bool {
+	for i := range r.envelopes {
+		frame, err := protocol.MarshalEnvelope(&r.envelopes[i])
+		if err == nil {
+			ctx, cancel := context.WithTimeout(context.Background(), a.write)
+			err = wsframe.Write(ctx, conn, frame)
+			cancel()
+		}
+		if err != nil {
+			log.Info("agent: send failed; closing", "err", err)
+			_ = conn.Close(websocket.StatusInternalError, "send failed")
+			return false
+		}
+	}
+	switch {
+	case r.closeErr != nil:
+		_ = wsframe.Close(conn, r.closeErr)
+		return false
+	case r.ended:
+		_ = conn.Close(websocket.StatusNormalClosure, "session ended")
+		return false
+	}
+	return true
+}

@@ -1,0 +1,161 @@
+package main
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/agentcall/acbridge/agent"
+	"github.com/agentcall/acbridge/keystore"
+)
+
+func init() {
+	register(command{name: "agent", summary: "serve the reference agent (card and AG-UI WebSocket) for end-to-end tests", run: runAgent})
+}
+
+// shutdownGrace bounds how long a graceful stop waits for HTTP requests.
+const shutdownGrace = 10 * time.Second
+
+const agentTLSHelp = `serving needs TLS, or an explicit local-development opt-in:
+  --tls-cert FILE --tls-key FILE   serve HTTPS (clients require https by default)
+  --insecure-local                 serve plain HTTP, on a loopback address only`
+
+func runAgent(ctx context.Context, e *env, args []string) int {
+	fs := newFlagSet(e, "agent", "--listen ADDR (--tls-cert FILE --tls-key FILE | --insecure-local) [--token-file FILE] [--public-url URL]")
+	listen := fs.String("listen", "", "`address` to listen on, host:port (port 0 picks a free port)")
+	certFile := fs.String("tls-cert", "", "PEM certificate chain `file` for HTTPS")
+	keyFile := fs.String("tls-key", "", "PEM private key `file` for HTTPS")
+	insecure := fs.Bool("insecure-local", false, "serve plain HTTP; allowed only on a loopback address, for local development")
+	tokenFile := fs.String("token-file", "", "`file` (mode 0600) with a bearer token the AG-UI endpoint then requires")
+	publicURL := fs.String("public-url", "", "base `URL` clients reach the agent at, written into the card (default: each request's own scheme and Host)")
+	if code, ok := parseFlags(e, fs, args); !ok {
+		return code
+	}
+	usageErr := func(format string, a ...any) int {
+		fmt.Fprintf(e.Stderr, "acbridge agent: "+format+"\nRun 'acbridge agent --help' for usage.\n", a...)
+		return 2
+	}
+	useTLS := *certFile != "" || *keyFile != ""
+	switch {
+	case *listen == "":
+		return usageErr("--listen ADDR is required, e.g. --listen 127.0.0.1:8080")
+	case useTLS && *insecure:
+		return usageErr("choose either --tls-cert/--tls-key or --insecure-local, not both")
+	case useTLS && (*certFile == "" || *keyFile == ""):
+		return usageErr("--tls-cert and --tls-key go together")
+	case !useTLS && !*insecure:
+		return usageErr("%s", agentTLSHelp)
+	}
+	if *insecure {
+		if err := checkLoopbackListen(*listen); err != nil {
+			return usageErr("%v", err)
+		}
+	}
+	if *publicURL != "" {
+		if err := agent.CheckPublicURL(*publicURL); err != nil {
+			return usageErr("--public-url: %v", err)
+		}
+	}
+	var token string
+	if *tokenFile != "" {
+		t, err := keystore.LoadToken(*tokenFile)
+		if err != nil {
+			fmt.Fprintf(e.Stderr, "acbridge agent: token: %v\n", err)
+			return 1
+		}
+		token = t
+	}
+	var tlsConf *tls.Config
+	if useTLS {
+		cert, err := tls.LoadX509KeyPair(*certFile, *keyFile)
+		if err != nil {
+			fmt.Fprintf(e.Stderr, "acbridge agent: TLS certificate: %v (give a PEM certificate chain and its private key)\n", err)
+			return 1
+		}
+		tlsConf = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
+	}
+
+	ln, err := net.Listen("tcp", *listen)
+	if err != nil {
+		fmt.Fprintf(e.Stderr, "acbridge agent: %v\n", err)
+		return 1
+	}
+	// A name like localhost could resolve elsewhere; what counts is the
+	// address actually bound.
+	if tcp, ok := ln.Addr().(*net.TCPAddr); *insecure && (!ok || !tcp.IP.IsLoopback()) {
+		ln.Close()
+		return usageErr("--insecure-local bound %s, which is not a loopback address; listen on 127.0.0.1 or [::1]", ln.Addr())
+	}
+
+	handler := slog.NewTextHandler(e.Stderr, nil)
+	logger := slog.New(handler)
+	a := agent.New(&agent.Options{Logger: logger, Token: token, PublicURL: *publicURL})
+	srv := &http.Server{
+		Handler:           a,
+		TLSConfig:         tlsConf,
+		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+		MaxHeaderBytes:    16 << 10,
+		ErrorLog:          slog.NewLogLogger(handler, slog.LevelWarn),
+	}
+	scheme := "http"
+	if useTLS {
+		scheme = "https"
+	}
+	// Other tools and the README parse this exact line to learn the port.
+	fmt.Fprintf(e.Stderr, "listening on %s://%s\n", scheme, ln.Addr())
+	logger.Info("agent: serving", "tls", useTLS, "token", token != "")
+
+	served := make(chan error, 1)
+	go func() {
+		if useTLS {
+			served <- srv.ServeTLS(ln, "", "")
+		} else {
+			served <- srv.Serve(ln)
+		}
+	}()
+	status := 0
+	select {
+	case <-ctx.Done():
+		logger.Info("agent: shutting down")
+	case err := <-served:
+		logger.Error("agent: server stopped", "err", err)
+		status = 1
+	}
+	sctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
+	defer cancel()
+	// Shutdown stops accepting and drains plain HTTP requests; the
+	// WebSocket connections were hijacked from it, so Agent.Close ends them.
+	if err := srv.Shutdown(sctx); err != nil {
+		logger.Warn("agent: shutdown incomplete", "err", err)
+	}
+	_ = a.Close()
+	if err := <-served; status == 0 && err != nil && !errors.Is(err, http.ErrServerClosed) {
+		logger.Error("agent: server stopped", "err", err)
+		status = 1
+	}
+	return status
+}
+
+// checkLoopbackListen refuses a listen address that is not a loopback IP
+// literal or "localhost": plain HTTP must never be reachable from another
+// machine.
+func checkLoopbackListen(addr string) error {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return fmt.Errorf("--listen: give host:port, e.g. 127.0.0.1:8080")
+	}
+	if host == "localhost" {
+		return nil
+	}
+	ip := net.ParseIP(host)
+	if ip == nil || !ip.IsLoopback() {
+		return fmt.Errorf("--insecure-local serves plain HTTP and only on a loopback address; use --listen 127.0.0.1:PORT or [::1]:PORT, or serve HTTPS with --tls-cert/--tls-key")
+	}
+	return nil
+}

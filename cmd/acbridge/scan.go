@@ -1,0 +1,185 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/agentcall/acbridge/keystore"
+	"github.com/agentcall/acbridge/nfc"
+	"github.com/agentcall/acbridge/protocol"
+)
+
+func init() {
+	register(command{name: "scan", summary: "arm the NFC reader, wait for a tag and print its object observation", run: runScan})
+}
+
+// defaultScanScope is the alias scope when --scope is not given. Aliases are
+// per agent, so the technician is told to pass the agent's origin to see
+// the objectRef that agent receives.
+const defaultScanScope = "http://localhost"
+
+// runScan is the technician's first tool: it proves the reader works and
+// shows the alias a tag maps to. stdout carries only observations (one per
+// line with --json); progress and problems go to stderr.
+func runScan(ctx context.Context, e *env, args []string) int {
+	fs := newFlagSet(e, "scan", "[--reader NAME] [--once] [--json] [--keystore PATH] [--scope ORIGIN] [--window DURATION] [--verbose]")
+	reader := fs.String("reader", "", "PC/SC reader name (default: first contactless reader)")
+	once := fs.Bool("once", false, "exit after the first identified tag")
+	asJSON := fs.Bool("json", false, "print each observation as one line of JSON")
+	ksPath := fs.String("keystore", keystore.DefaultPath, "keystore file")
+	scopeFlag := fs.String("scope", "", "agent origin the alias is for (default "+defaultScanScope+"; aliases differ per agent)")
+	window := fs.Duration("window", 30*time.Second, "how long the reader stays armed for one tag")
+	verbose := fs.Bool("verbose", false, "log reader diagnostics to stderr")
+	if code, ok := parseFlags(e, fs, args); !ok {
+		return code
+	}
+	if *window <= 0 || *window > nfc.MaxWindow {
+		fmt.Fprintf(e.Stderr, "acbridge scan: --window must be between 0 and %v\n", nfc.MaxWindow)
+		return 2
+	}
+	if len(*reader) > nfc.MaxReaderNameLen {
+		fmt.Fprintf(e.Stderr, "acbridge scan: --reader is longer than %d bytes\n", nfc.MaxReaderNameLen)
+		return 2
+	}
+	origin := *scopeFlag
+	if origin == "" {
+		origin = defaultScanScope
+	}
+	scope, err := keystore.CanonicalScope(origin)
+	if err != nil {
+		fmt.Fprintf(e.Stderr, "acbridge scan: --scope: %v\n", err)
+		return 2
+	}
+
+	// Callbacks print from Run's goroutine: serialize the streams.
+	stdout, stderr := &lockedWriter{w: e.Stdout}, &lockedWriter{w: e.Stderr}
+	store, err := keystore.Open(*ksPath)
+	if err != nil {
+		fmt.Fprintf(stderr, "acbridge scan: %v\n", err)
+		return 1
+	}
+	// Fail fast when pcscd itself is missing: that does not fix itself.
+	if _, err := nfc.ListReaders(ctx); err != nil {
+		fmt.Fprintf(stderr, "acbridge scan: %v\n", err)
+		return 1
+	}
+	if *scopeFlag == "" {
+		fmt.Fprintf(stderr, "note: aliases for scope %s; pass --scope with the agent's origin to see the objectRef that agent receives\n", scope)
+	}
+
+	logger := slog.New(slog.DiscardHandler)
+	if *verbose {
+		logger = slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	}
+	dev, err := nfc.Open(ctx, &nfc.Options{
+		Reader: *reader, Aliaser: store, Scope: scope, Logger: logger,
+		Debounce: 300 * time.Millisecond,
+		OnState:  func(s nfc.Status) { printScanStatus(stderr, s) },
+	})
+	if err != nil {
+		fmt.Fprintf(stderr, "acbridge scan: %v\n", err)
+		return 1
+	}
+	runDone := make(chan struct{})
+	go func() { defer close(runDone); dev.Run(ctx) }()
+	defer func() { dev.Close(); <-runDone }()
+
+	p := scanPrinter{out: stdout, errw: stderr, json: *asJSON}
+	for {
+		s, err := dev.Scan(ctx, *window)
+		switch {
+		case errors.Is(err, nfc.ErrNoTag):
+			if *once {
+				fmt.Fprintf(stderr, "acbridge scan: no tag tapped within %v\n", *window)
+				return 1
+			}
+			continue // re-arm
+		case ctx.Err() != nil:
+			if *once {
+				return 1
+			}
+			return 0
+		case err != nil:
+			fmt.Fprintf(stderr, "acbridge scan: %v\n", err)
+			if *once {
+				return 1
+			}
+			continue
+		case s.Unidentifiable:
+			fmt.Fprintln(stderr, "tag presents a random UID (a phone or an emulated card): it cannot be identified and is not sent; tap a tag")
+			continue
+		}
+		if err := p.print(s); err != nil {
+			fmt.Fprintf(stderr, "acbridge scan: %v\n", err)
+			return 1
+		}
+		if *once {
+			return 0
+		}
+	}
+}
+
+func printScanStatus(w io.Writer, s nfc.Status) {
+	switch s.State {
+	case nfc.StateNoReader:
+		fmt.Fprintf(w, "waiting for a reader: %v\n", s.Err)
+	case nfc.StateReady:
+		fmt.Fprintf(w, "reader ready: %s\n", s.Reader)
+	case nfc.StateArmed:
+		fmt.Fprintf(w, "armed: tap a tag on %s\n", s.Reader)
+	}
+}
+
+type scanPrinter struct {
+	out, errw io.Writer
+	json      bool
+	n         int
+}
+
+// print writes one observation, checked against the 0.1 rules first so the
+// technician sees exactly what an agent would accept.
+func (p *scanPrinter) print(s nfc.Scan) error {
+	p.n++
+	obj := s.Object
+	obs := protocol.Observation{
+		SchemaVersion: protocol.SchemaVersion,
+		ObservationID: fmt.Sprintf("scan-%d", p.n),
+		CapturedAt:    s.ReadyAt.UTC().Format(time.RFC3339),
+		Intent:        "identify",
+		Object:        &obj,
+	}
+	raw, err := json.Marshal(&obs)
+	if err != nil {
+		return err
+	}
+	if _, err := protocol.CheckObservationJSON(raw, []protocol.Modality{protocol.NFC}); err != nil {
+		return fmt.Errorf("the observation does not pass the 0.1 checks: %w", err)
+	}
+	if p.json {
+		_, err = fmt.Fprintf(p.out, "%s\n", raw)
+		return err
+	}
+	lat := s.ReadyAt.Sub(s.PresentAt)
+	_, err = fmt.Fprintf(p.out, "observationId  %s\nobjectRef      %s\ncarrier        %s\nassurance      %s\npayloadSha256  %s\nreader         %s\nlatency        %.2f ms (of which pcscd and reader %.2f ms)\n\n",
+		obs.ObservationID, obj.ObjectRef, obj.Carrier, obj.Assurance, obj.PayloadSHA256, s.Reader,
+		float64(lat.Microseconds())/1000, float64(s.ReaderTime.Microseconds())/1000)
+	return err
+}
+
+// lockedWriter serializes writes from several goroutines.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}

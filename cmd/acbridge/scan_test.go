@@ -1,0 +1,210 @@
+package main
+
+import (
+	"context"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+
+	"github.com/agentcall/acbridge/keystore"
+	"github.com/agentcall/acbridge/nfc"
+	"github.com/agentcall/acbridge/nfc/vpcd"
+	"github.com/agentcall/acbridge/nfc/vpcd/vpcdtest"
+	"github.com/agentcall/acbridge/protocol"
+)
+
+// scanCanary is the tag UID the scan tests tap; no output may contain it.
+var scanCanary = []byte{0x04, 0x5C, 0xA7, 0xCA, 0x4A, 0x21, 0x99}
+
+func assertNoScanCanary(t *testing.T, where, s string) {
+	t.Helper()
+	h := hex.EncodeToString(scanCanary)
+	for _, f := range []string{h, strings.ToUpper(h), fmt.Sprintf("% x", scanCanary), fmt.Sprintf("% X", scanCanary), fmt.Sprint(scanCanary), string(scanCanary)} {
+		if strings.Contains(s, f) {
+			t.Errorf("%s contains the tag UID (as %q)", where, f)
+		}
+	}
+}
+
+// scanRig puts a virtual card on the vpcd reader and a keystore in a
+// temporary directory.
+func scanRig(t *testing.T) (*vpcd.Card, *keystore.Store, string) {
+	t.Helper()
+	vpcdtest.Require(t)
+	path := filepath.Join(t.TempDir(), "keystore.json")
+	store, err := keystore.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	card := vpcd.New(vpcd.DefaultAddr)
+	t.Cleanup(func() {
+		card.Close()
+		waitReaderEmpty(t)
+	})
+	return card, store, path
+}
+
+func waitReaderEmpty(t *testing.T) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		infos, err := nfc.ListReaders(context.Background())
+		if err != nil {
+			continue
+		}
+		for _, in := range infos {
+			if in.Name == vpcdtest.Reader && !in.TagPresent {
+				return
+			}
+		}
+	}
+	t.Fatal("the tag stayed on the reader")
+}
+
+func TestScanOnceJSON(t *testing.T) {
+	// Registered first, so it runs after the rig's cleanup removed the card.
+	ignore := goleak.IgnoreCurrent()
+	t.Cleanup(func() { goleak.VerifyNone(t, ignore) })
+	card, store, path := scanRig(t)
+	// A tag already on the reader counts once when scan arms it.
+	if err := card.Insert(context.Background(), scanCanary); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs := run(t, "scan", "--once", "--json", "--keystore", path,
+		"--scope", "HTTPS://Agent.Example:443/.well-known/agent-card.json", "--reader", vpcdtest.Reader, "--window", "10s", "--verbose")
+	if code != 0 {
+		t.Fatalf("exit %d\nstdout %s\nstderr %s", code, out, errs)
+	}
+	assertNoScanCanary(t, "stdout", out)
+	assertNoScanCanary(t, "stderr", errs)
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) != 1 {
+		t.Fatalf("stdout has %d lines, want one observation:\n%s", len(lines), out)
+	}
+	obs, err := protocol.CheckObservationJSON([]byte(lines[0]), []protocol.Modality{protocol.NFC})
+	if err != nil {
+		t.Fatalf("printed observation invalid: %v\n%s", err, lines[0])
+	}
+	if want := store.Object("https://agent.example", scanCanary); *obs.Object != want {
+		t.Errorf("object %+v, want %+v", *obs.Object, want)
+	}
+	if obs.ObservationID != "scan-1" || obs.Intent != "identify" {
+		t.Errorf("observation %+v", obs)
+	}
+	if _, err := time.Parse(time.RFC3339, obs.CapturedAt); err != nil {
+		t.Errorf("capturedAt %q: %v", obs.CapturedAt, err)
+	}
+}
+
+func TestScanText(t *testing.T) {
+	card, store, path := scanRig(t)
+	if err := card.Insert(context.Background(), scanCanary); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs := run(t, "scan", "--once", "--keystore", path, "--window", "10s")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s%s", code, out, errs)
+	}
+	want := store.Object(defaultScanScope, scanCanary)
+	for _, s := range []string{"objectRef      " + want.ObjectRef, "payloadSha256  " + want.PayloadSHA256, "carrier        localTag", "assurance      unverifiedTag", "reader         " + vpcdtest.Reader} {
+		if !strings.Contains(out, s) {
+			t.Errorf("output lacks %q:\n%s", s, out)
+		}
+	}
+	if !strings.Contains(errs, "pass --scope") {
+		t.Errorf("no note about the default scope:\n%s", errs)
+	}
+	assertNoScanCanary(t, "stdout", out)
+	assertNoScanCanary(t, "stderr", errs)
+}
+
+func TestScanGetDataRefused(t *testing.T) {
+	card, _, path := scanRig(t)
+	card.RefuseGetData(0x6A81)
+	if err := card.Insert(context.Background(), scanCanary); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs := run(t, "scan", "--once", "--keystore", path, "--window", "10s")
+	if code != 1 || out != "" || !strings.Contains(errs, "does not support the PC/SC part 3 GET DATA") {
+		t.Fatalf("exit %d\nstdout %q\nstderr %s", code, out, errs)
+	}
+	assertNoScanCanary(t, "stderr", errs)
+}
+
+func TestScanNoTag(t *testing.T) {
+	_, _, path := scanRig(t)
+	code, out, errs := run(t, "scan", "--once", "--keystore", path, "--window", "500ms")
+	if code != 1 || out != "" || !strings.Contains(errs, "no tag tapped within 500ms") {
+		t.Fatalf("exit %d\nstdout %q\nstderr %s", code, out, errs)
+	}
+}
+
+func TestScanUsageErrors(t *testing.T) {
+	dir := t.TempDir()
+	for _, tt := range []struct {
+		args []string
+		code int
+		msg  string
+	}{
+		{[]string{"--scope", "ftp://agent.example"}, 2, "--scope"},
+		{[]string{"--window", "0s"}, 2, "--window"},
+		{[]string{"--window", "11m"}, 2, "--window"},
+		{[]string{"--reader", strings.Repeat("r", 200)}, 2, "--reader"},
+		{[]string{"--keystore", filepath.Join(dir, "missing.json")}, 1, "acbridge keys init"},
+	} {
+		code, out, errs := run(t, append([]string{"scan"}, tt.args...)...)
+		if code != tt.code || out != "" || !strings.Contains(errs, tt.msg) {
+			t.Errorf("scan %v: exit %d, stderr %q; want %d mentioning %q", tt.args, code, errs, tt.code, tt.msg)
+		}
+	}
+}
+
+func TestDevices(t *testing.T) {
+	vpcdtest.Require(t)
+	code, out, errs := run(t, "devices")
+	if code != 0 || !strings.Contains(out, "NFC readers (PC/SC):") || !strings.Contains(out, vpcdtest.Reader) ||
+		!strings.Contains(out, "contactless=true") {
+		t.Fatalf("devices: exit %d\n%s%s", code, out, errs)
+	}
+	code, out, errs = run(t, "devices", "--json")
+	if code != 0 {
+		t.Fatalf("devices --json: exit %d\n%s", code, errs)
+	}
+	var got map[string]struct {
+		Devices []map[string]any `json:"devices"`
+		Error   string           `json:"error"`
+	}
+	if err := json.Unmarshal([]byte(out), &got); err != nil {
+		t.Fatalf("devices --json: %v\n%s", err, out)
+	}
+	found := false
+	for _, d := range got["nfc"].Devices {
+		found = found || d["name"] == vpcdtest.Reader && d["contactless"] == true && d["tagPresent"] == false
+	}
+	if !found || got["nfc"].Error != "" {
+		t.Errorf("devices --json lacks the vpcd reader: %s", out)
+	}
+}
+
+func TestDevicesSectionError(t *testing.T) {
+	saved := deviceSections
+	t.Cleanup(func() { deviceSections = saved })
+	registerDeviceSection(deviceSection{order: 99, name: "broken", title: "Broken things", list: func(context.Context) ([]device, error) {
+		return nil, fmt.Errorf("broken: the fix is to do X")
+	}})
+	code, out, _ := run(t, "devices")
+	if code != 1 || !strings.Contains(out, "Broken things:\n  error: broken: the fix is to do X") {
+		t.Errorf("exit %d\n%s", code, out)
+	}
+	defer func() {
+		if recover() == nil {
+			t.Error("registering a section twice did not panic")
+		}
+	}()
+	registerDeviceSection(deviceSection{name: "broken"})
+}

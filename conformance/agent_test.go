@@ -1,0 +1,32 @@
+package conformance_test
+
+import (
+	"context"
+	"net/http/httptest"
+	"testing"
+
+	"github.com/agentcall/acbridge/agent"
+	"github.com/agentcall/acbridge/client"
+	"github.com/agentcall/acbridge/conformance"
+)
+
+// The public walkthrough replays clean, texts included, against the
+// reference agent over a real WebSocket on loopback.
+func TestReplayAgainstReferenceAgent(t *testing.T) {
+	a := agent.New(nil)
+	srv := httptest.NewServer(a)
+	defer func() { srv.Close(); a.Close() }()
+	ctx := context.Background()
+	ag, err := client.Discover(ctx, srv.URL, "", &client.Policy{AllowInsecureLocal: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, err := ag.Dial(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := conformance.Replay(ctx, tr, ag.Card, publicSteps(t), &conformance.ReplayOptions{StrictText: true})
+	if !r.Passed {
+		t.Fatalf("diverged: %v", r.Divergence)
+	}
+}

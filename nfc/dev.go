@@ -1,0 +1,283 @@
+package nfc
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/ebfe/scard"
+)
+
+// Dev is one NFC reader handle: Open it, run Run in a goroutine, Arm a
+// window and receive taps from Scans (or call Scan), Close it.
+type Dev struct {
+	opts  Options
+	log   *slog.Logger
+	clock Clock
+	sysfs string // root of sysfs, for the pn533 diagnosis
+
+	scans   chan Scan
+	closing chan struct{} // closed by Close
+	runDone chan struct{} // closed when Run returns
+	kick    chan struct{} // cap 1: the supervisor must re-read the state
+	wakeReq chan struct{} // cap 1: the loop must re-evaluate (Arm)
+
+	// scMu orders SCardCancel (waker) against SCardReleaseContext (loop):
+	// pcsc-lite must not see both on one context at once.
+	scMu    sync.Mutex
+	sc      *scard.Context
+	waiting atomic.Bool // the loop is in, or about to enter, GetStatusChange
+
+	mu      sync.Mutex
+	closed  bool
+	running bool
+	stop    context.CancelFunc
+	evalCh  chan struct{} // closed each time the loop evaluates; see wake
+	reader  string        // reader in use, "" if none
+	noRdErr error         // why there is no reader
+	armed   bool
+	until   time.Time     // end of the armed window
+	armedAt time.Time     // start of the armed window
+	winDone chan struct{} // closed when the current window ends
+}
+
+// Open validates opts and returns a handle; it does not touch pcscd, so it
+// succeeds before pcscd or the reader is there. Run does the work.
+func Open(ctx context.Context, opts *Options) (*Dev, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if opts == nil {
+		return nil, errors.New("nfc: Open needs Options with an Aliaser and a Scope")
+	}
+	o := *opts
+	switch {
+	case o.Aliaser == nil:
+		return nil, errors.New("nfc: Options.Aliaser is required (a *keystore.Store)")
+	case o.Scope == "" || len(o.Scope) > MaxScopeLen:
+		return nil, fmt.Errorf("nfc: Options.Scope must be 1 to %d bytes (the agent's canonical origin)", MaxScopeLen)
+	case len(o.Reader) > MaxReaderNameLen:
+		return nil, fmt.Errorf("nfc: Options.Reader is longer than %d bytes", MaxReaderNameLen)
+	case o.MinBackoff < 0 || o.MaxBackoff < 0:
+		return nil, errors.New("nfc: negative backoff")
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	if o.Clock == nil {
+		o.Clock = systemClock{}
+	}
+	if o.Debounce == 0 {
+		o.Debounce = 100 * time.Millisecond
+	}
+	if o.MinBackoff == 0 {
+		o.MinBackoff = 100 * time.Millisecond
+	}
+	if o.MaxBackoff == 0 {
+		o.MaxBackoff = 5 * time.Second
+	}
+	o.MaxBackoff = max(o.MaxBackoff, o.MinBackoff)
+	return &Dev{
+		opts:    o,
+		log:     o.Logger,
+		clock:   o.Clock,
+		sysfs:   "/sys",
+		scans:   make(chan Scan, 1),
+		closing: make(chan struct{}),
+		runDone: make(chan struct{}),
+		kick:    make(chan struct{}, 1),
+		wakeReq: make(chan struct{}, 1),
+		evalCh:  make(chan struct{}),
+		noRdErr: ErrNoReader,
+	}, nil
+}
+
+// Run watches the reader until ctx is done or Close is called; it returns
+// ctx.Err() or ErrClosed. It survives pcscd restarts and reader hotplug on
+// its own. Call it once.
+func (d *Dev) Run(ctx context.Context) error {
+	d.mu.Lock()
+	if d.closed {
+		d.mu.Unlock()
+		return ErrClosed
+	}
+	if d.running {
+		d.mu.Unlock()
+		return errors.New("nfc: Run called twice")
+	}
+	d.running = true
+	ctx, cancel := context.WithCancel(ctx)
+	d.stop = cancel
+	d.mu.Unlock()
+	defer close(d.runDone)
+
+	loopDone := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(2)
+	go func() { defer wg.Done(); d.waker(ctx, loopDone) }()
+	go func() { defer wg.Done(); d.supervise(ctx) }()
+	d.loop(ctx)
+	close(loopDone)
+	cancel()
+	wg.Wait()
+
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.closed {
+		return ErrClosed
+	}
+	return ctx.Err()
+}
+
+// Close stops Run and waits for it, ends any window and unblocks Scan. It is
+// safe to call twice.
+func (d *Dev) Close() error {
+	d.mu.Lock()
+	if d.closed {
+		d.mu.Unlock()
+		return nil
+	}
+	d.closed = true
+	close(d.closing)
+	d.endWindowLocked()
+	stop, running := d.stop, d.running
+	d.mu.Unlock()
+	if running {
+		stop()
+		<-d.runDone
+	}
+	return nil
+}
+
+// Arm opens the armed window for window (at most MaxWindow), or extends the
+// open one. While armed, the first identified tap is delivered on Scans and
+// ends the window; random-UID tags and unreadable taps are delivered too but
+// leave it open. A tag already on the reader counts once.
+func (d *Dev) Arm(window time.Duration) error {
+	_, err := d.arm(window)
+	return err
+}
+
+func (d *Dev) arm(window time.Duration) (<-chan struct{}, error) {
+	if window <= 0 || window > MaxWindow {
+		return nil, fmt.Errorf("nfc: armed window must be between 0 and %v, got %v", MaxWindow, window)
+	}
+	d.mu.Lock()
+	if d.closed {
+		d.mu.Unlock()
+		return nil, ErrClosed
+	}
+	now := d.clock.Now()
+	if !d.armed {
+		d.armed = true
+		d.armedAt = now
+		d.winDone = make(chan struct{})
+	}
+	d.until = now.Add(window)
+	done := d.winDone
+	d.mu.Unlock()
+	d.signal(d.kick)
+	d.signal(d.wakeReq)
+	return done, nil
+}
+
+// Disarm closes the armed window early (the user or the agent cancelled).
+func (d *Dev) Disarm() {
+	d.mu.Lock()
+	d.endWindowLocked()
+	d.mu.Unlock()
+	d.signal(d.kick)
+}
+
+func (d *Dev) endWindowLocked() {
+	if d.armed {
+		d.armed = false
+		close(d.winDone)
+		d.winDone = nil
+	}
+}
+
+// Scans delivers taps made while armed. Run blocks on it, so read it while
+// a window is open.
+func (d *Dev) Scans() <-chan Scan { return d.scans }
+
+// Scan arms the reader for window and waits for the first result: an
+// identified tag (error nil), an unidentifiable one (error nil,
+// Unidentifiable set) or an unreadable tap (Scan.Err, also returned). It
+// returns ErrNoTag when the window passes without a tap. Run must be running.
+func (d *Dev) Scan(ctx context.Context, window time.Duration) (Scan, error) {
+	select { // drop a result left over from an earlier window
+	case <-d.scans:
+	default:
+	}
+	done, err := d.arm(window)
+	if err != nil {
+		return Scan{}, err
+	}
+	select {
+	case s := <-d.scans:
+		return s, s.Err
+	case <-done:
+		// A result is sent before its window ends; look once more.
+		select {
+		case s := <-d.scans:
+			return s, s.Err
+		default:
+		}
+		select {
+		case <-d.closing:
+			return Scan{}, ErrClosed
+		default:
+			return Scan{}, ErrNoTag
+		}
+	case <-ctx.Done():
+		d.Disarm()
+		return Scan{}, ctx.Err()
+	}
+}
+
+// Status returns the current status, without debounce.
+func (d *Dev) Status() Status {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.statusLocked()
+}
+
+func (d *Dev) statusLocked() Status {
+	switch {
+	case d.reader == "":
+		return Status{State: StateNoReader, Err: d.noRdErr}
+	case d.armed:
+		return Status{State: StateArmed, Reader: d.reader}
+	default:
+		return Status{State: StateReady, Reader: d.reader}
+	}
+}
+
+func (d *Dev) signal(ch chan struct{}) {
+	select {
+	case ch <- struct{}{}:
+	default:
+	}
+}
+
+// setReader records the reader in use ("" with the reason when none).
+func (d *Dev) setReader(name string, why error) {
+	d.mu.Lock()
+	changed := d.reader != name || (name == "" && (d.noRdErr == nil) != (why == nil)) ||
+		(name == "" && why != nil && d.noRdErr.Error() != why.Error())
+	d.reader, d.noRdErr = name, why
+	d.mu.Unlock()
+	if changed {
+		if name != "" {
+			d.log.Info("nfc: reader ready", "reader", name)
+		} else {
+			d.log.Warn("nfc: no reader", "err", why)
+		}
+		d.signal(d.kick)
+	}
+}

@@ -1,0 +1,251 @@
+package vpcd
+
+import (
+	"bufio"
+	"context"
+	"crypto/rand"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"sync"
+	"sync/atomic"
+)
+
+// Addresses and reader names of the two slots the Debian vpcd driver
+// configures (/etc/reader.conf.d/vpcd: CHANNELID 0x8C7B = 35963, the second
+// slot one port above).
+const (
+	DefaultAddr   = "127.0.0.1:35963"
+	DefaultReader = "Virtual PCD 00 00"
+	SecondAddr    = "127.0.0.1:35964"
+	SecondReader  = "Virtual PCD 00 01"
+)
+
+// MaxUIDLen bounds the identifier a virtual card presents (ISO/IEC 14443-3
+// triple-size UIDs are the longest, 10 bytes).
+const MaxUIDLen = 10
+
+var (
+	// ErrClosed is returned by every method after Close.
+	ErrClosed = errors.New("vpcd: card closed")
+	// ErrInserted is returned by Insert while the card is already inserted.
+	ErrInserted = errors.New("vpcd: card already inserted; Remove it first")
+	// ErrBadUID is returned by Insert for an empty or over-long UID.
+	ErrBadUID = fmt.Errorf("vpcd: UID must be 1 to %d bytes", MaxUIDLen)
+)
+
+// Control bytes the driver sends as 1-byte messages.
+const (
+	ctrlOff   = 0x00
+	ctrlOn    = 0x01
+	ctrlReset = 0x02
+	ctrlATR   = 0x04
+)
+
+// Card is one virtual card for one vpcd slot. The zero value is not usable;
+// call New. Methods are safe for concurrent use.
+type Card struct {
+	addr     string
+	commands atomic.Int64 // command APDUs received, over all insertions
+
+	mu      sync.Mutex
+	closed  bool
+	refuse  uint16 // status word answered to GET DATA; 0 answers the UID
+	session *session
+}
+
+// session is one insertion: one TCP connection to the driver.
+type session struct {
+	conn net.Conn
+	uid  []byte
+	atr  []byte
+	seen chan struct{} // closed when the driver sent its first message
+	done chan struct{} // closed when serve returned
+}
+
+// New returns a card for the vpcd slot listening at addr ("" means
+// DefaultAddr). It does no I/O: connecting would already insert the card.
+func New(addr string) *Card {
+	if addr == "" {
+		addr = DefaultAddr
+	}
+	return &Card{addr: addr}
+}
+
+// RandomUID returns a fresh ISO/IEC 14443-3 random UID: 4 bytes, the first
+// 0x08, as phones emulating cards present.
+func RandomUID() []byte {
+	uid := make([]byte, 4)
+	_, _ = rand.Read(uid) // crypto/rand.Read never fails (Go ≥ 1.24)
+	uid[0] = 0x08
+	return uid
+}
+
+// Insert connects a card presenting uid and returns once the driver has
+// talked to it, that is once pcscd sees a card in the reader. A card whose
+// UID is a random UID (see RandomUID) presents an ISO 14443-4 ATR, as a phone
+// does; others present the PC/SC part 3 ATR of a MIFARE Classic 1K.
+func (c *Card) Insert(ctx context.Context, uid []byte) error {
+	if len(uid) == 0 || len(uid) > MaxUIDLen {
+		return ErrBadUID
+	}
+	c.mu.Lock()
+	switch {
+	case c.closed:
+		c.mu.Unlock()
+		return ErrClosed
+	case c.session != nil:
+		select {
+		case <-c.session.done: // the driver hung up (pcscd stopped): gone already
+		default:
+			c.mu.Unlock()
+			return ErrInserted
+		}
+	}
+	c.mu.Unlock()
+
+	var d net.Dialer
+	conn, err := d.DialContext(ctx, "tcp", c.addr)
+	if err != nil {
+		return fmt.Errorf("vpcd: connect to the vpcd driver at %s (is pcscd running with vsmartcard-vpcd? scripts/pcscd.sh start): %w", c.addr, err)
+	}
+	s := &session{
+		conn: conn,
+		uid:  append([]byte(nil), uid...),
+		atr:  atrFor(uid),
+		seen: make(chan struct{}),
+		done: make(chan struct{}),
+	}
+	c.mu.Lock()
+	if c.closed || (c.session != nil && !isDone(c.session)) {
+		c.mu.Unlock()
+		conn.Close()
+		if c.closed {
+			return ErrClosed
+		}
+		return ErrInserted
+	}
+	c.session = s
+	c.mu.Unlock()
+	go c.serve(s)
+
+	select {
+	case <-s.seen:
+		return nil
+	case <-s.done:
+		return fmt.Errorf("vpcd: the driver at %s closed the connection before reading the card", c.addr)
+	case <-ctx.Done():
+		c.Remove()
+		return fmt.Errorf("vpcd: the driver at %s did not poll the card: %w", c.addr, ctx.Err())
+	}
+}
+
+// Inserted reports whether the card is connected to the driver.
+func (c *Card) Inserted() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.session != nil && !isDone(c.session)
+}
+
+// Remove takes the card off the reader by disconnecting; pcscd notices at its
+// next presence poll. Removing a card that is not inserted does nothing.
+func (c *Card) Remove() {
+	c.mu.Lock()
+	s := c.session
+	c.session = nil
+	c.mu.Unlock()
+	if s == nil {
+		return
+	}
+	s.conn.Close()
+	<-s.done
+}
+
+// RefuseGetData makes the card answer GET DATA (FF CA) with the status word
+// sw, as a reader without PC/SC part 3 support does (0x6A81, 0x6D00). Zero
+// restores the normal answer. It applies to the inserted card at once.
+func (c *Card) RefuseGetData(sw uint16) {
+	c.mu.Lock()
+	c.refuse = sw
+	c.mu.Unlock()
+}
+
+// Commands returns how many command APDUs (such as GET DATA) the card has
+// answered since New: tests use it to prove a UID was not even read.
+func (c *Card) Commands() int { return int(c.commands.Load()) }
+
+// Close removes the card; later calls return ErrClosed. Safe to call twice.
+func (c *Card) Close() error {
+	c.mu.Lock()
+	c.closed = true
+	c.mu.Unlock()
+	c.Remove()
+	return nil
+}
+
+func isDone(s *session) bool {
+	select {
+	case <-s.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// serve answers the driver until it or Remove closes the connection.
+func (c *Card) serve(s *session) {
+	defer close(s.done)
+	defer s.conn.Close()
+	r := bufio.NewReader(s.conn)
+	var seenOnce sync.Once
+	for {
+		msg, err := readMsg(r, func() { quickAck(s.conn) })
+		if err != nil {
+			return
+		}
+		seenOnce.Do(func() { close(s.seen) })
+		var rsp []byte
+		switch {
+		case len(msg) == 1 && msg[0] == ctrlATR:
+			rsp = s.atr
+		case len(msg) == 1: // power on/off, reset: no answer expected
+			continue
+		case len(msg) == 0:
+			continue
+		default:
+			c.commands.Add(1)
+			c.mu.Lock()
+			refuse := c.refuse
+			c.mu.Unlock()
+			rsp = answer(msg, s.uid, refuse)
+		}
+		if err := writeMsg(s.conn, rsp); err != nil {
+			return
+		}
+	}
+}
+
+// readMsg reads one message; beforeRead runs before each blocking read.
+func readMsg(r io.Reader, beforeRead func()) ([]byte, error) {
+	var hdr [2]byte
+	beforeRead()
+	if _, err := io.ReadFull(r, hdr[:]); err != nil {
+		return nil, err
+	}
+	beforeRead()
+	msg := make([]byte, binary.BigEndian.Uint16(hdr[:]))
+	if _, err := io.ReadFull(r, msg); err != nil {
+		return nil, err
+	}
+	return msg, nil
+}
+
+func writeMsg(w io.Writer, p []byte) error {
+	buf := make([]byte, 2+len(p))
+	binary.BigEndian.PutUint16(buf, uint16(len(p)))
+	copy(buf[2:], p)
+	_, err := w.Write(buf)
+	return err
+}

@@ -1,0 +1,7 @@
+//go:build !linux
+
+package vpcd
+
+import "net"
+
+func quickAck(net.Conn) {}
