@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"errors"
+	"github.com/agentcall/acbridge/internal/syncbuf"
 	"io"
 	"log/slog"
 	"net"
@@ -257,7 +258,7 @@ func TestIdleConnectionIsClosed(t *testing.T) {
 // Nothing the client sends — labels, object references, image bytes — nor
 // the token reaches the log.
 func TestLogsCarryNoContent(t *testing.T) {
-	logs := &syncBuffer{}
+	logs := &syncbuf.Buffer{}
 	ta := startAgent(t, &Options{Token: canaryToken, Logger: slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))})
 	conn, _, err := dialHeader(t, ta, http.Header{"Authorization": {"Bearer " + canaryToken}})
 	if err != nil {

@@ -5,11 +5,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/agentcall/acbridge/internal/syncbuf"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -25,28 +25,10 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 // answers in milliseconds.
 const ioTimeout = 10 * time.Second
 
-// syncBuffer collects log output written from several goroutines.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
 type testAgent struct {
 	*Agent
 	srv  *httptest.Server
-	logs *syncBuffer
+	logs *syncbuf.Buffer
 }
 
 // startAgent serves an Agent on a real loopback listener (httptest binds
@@ -57,7 +39,7 @@ func startAgent(t testing.TB, opts *Options) *testAgent {
 	if opts == nil {
 		opts = &Options{}
 	}
-	logs := &syncBuffer{}
+	logs := &syncbuf.Buffer{}
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	}

@@ -8,6 +8,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"github.com/agentcall/acbridge/internal/syncbuf"
 	"log/slog"
 	"path/filepath"
 	"strings"
@@ -58,23 +59,6 @@ func assertNoCanary(t testing.TB, where string, b []byte) {
 	}
 }
 
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) Bytes() []byte {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return bytes.Clone(b.buf.Bytes())
-}
-
 // rig is a Dev on the vpcd reader with a virtual card, a keystore and a
 // captured debug log.
 type rig struct {
@@ -82,7 +66,7 @@ type rig struct {
 	dev    *nfc.Dev
 	card   *vpcd.Card
 	store  *keystore.Store
-	logs   *syncBuffer
+	logs   *syncbuf.Buffer
 	states chan nfc.Status
 	runErr chan error
 	// written collects every string the Dev handed out (errors, statuses)
@@ -102,7 +86,7 @@ func newRig(t *testing.T, mutate func(*nfc.Options)) *rig {
 		t:      t,
 		card:   vpcd.New(vpcd.DefaultAddr),
 		store:  store,
-		logs:   &syncBuffer{},
+		logs:   &syncbuf.Buffer{},
 		states: make(chan nfc.Status, 256),
 		runErr: make(chan error, 1),
 	}

@@ -1,0 +1,30 @@
+// Package audio carries a session's voice for the WebRTC transport of the
+// AgentCall AG-UI extension 0.1 (spec "Transports" / profile
+// agentcall-webrtc-0.1: one bidirectional Opus track, 48 kHz, mono) and the
+// explicit audio turns of the same spec ("audioTurnControl",
+// audio.turn.start / commit / cancel).
+//
+// Directions:
+//
+//   - Mic captures the microphone through github.com/pion/mediadevices
+//     (the malgo/miniaudio driver for host devices, its audiotest driver
+//     under the name TestDevice) and encodes it with mediadevices' Opus
+//     codec (RFC 6716) into 20 ms packets, read with Mic.ReadPacket and
+//     written by the transport with track.WriteSample. The device is open
+//     only between Start and Stop, so with explicit turns the microphone
+//     (and its LED) is off between turns (DESIGN.md, principle 3).
+//   - Decoder turns the agent's RTP Opus payloads (RFC 7587) back into
+//     48 kHz mono PCM through libopus (github.com/hraban/opus), with packet
+//     loss concealment for gaps.
+//   - A Sink takes that PCM: Speaker plays it on the default output device
+//     (miniaudio), WAVWriter stores it as a RIFF/WAVE PCM file
+//     (Microsoft "Multimedia Programming Interface and Data Specifications
+//     1.0", 1991), and audiotest.Recorder keeps it in memory for tests.
+//
+// Analysis helpers (RMS, peak and clipping, noise floor, dominant
+// frequency by Goertzel) serve tests and the hardware acceptance checks;
+// Voice generates the short voice-like reply the reference agent sends
+// after each committed turn.
+//
+// Audio never goes to logs; only counts and levels do.
+package audio

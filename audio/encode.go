@@ -1,0 +1,140 @@
+package audio
+
+import (
+	"fmt"
+	"io"
+	"sync"
+
+	"github.com/pion/mediadevices/pkg/codec"
+	"github.com/pion/mediadevices/pkg/codec/opus"
+	mdaudio "github.com/pion/mediadevices/pkg/io/audio"
+	"github.com/pion/mediadevices/pkg/prop"
+	"github.com/pion/mediadevices/pkg/wave"
+	"github.com/pion/mediadevices/pkg/wave/mixer"
+)
+
+// DefaultBitrate suits speech: Opus is transparent for a single voice
+// well below this, and it keeps a minute of audio near 240 KB.
+const DefaultBitrate = 32000
+
+// EncoderOptions shape Opus encoding. The zero value means defaults.
+type EncoderOptions struct {
+	Bitrate int // bits per second, 6000..510000; 0 means DefaultBitrate
+}
+
+func (o *EncoderOptions) bitrate() (int, error) {
+	if o == nil || o.Bitrate == 0 {
+		return DefaultBitrate, nil
+	}
+	if o.Bitrate < 6000 || o.Bitrate > 510000 {
+		return 0, fmt.Errorf("%w: Opus bitrate %d outside 6000..510000", ErrBadConfig, o.Bitrate)
+	}
+	return o.Bitrate, nil
+}
+
+// newOpusEncoder builds mediadevices' Opus encoder over r, down-mixed to
+// mono first: mediadevices encodes with as many channels as its input
+// has, and the profile wants one.
+func newOpusEncoder(r mdaudio.Reader, bitrate int) (codec.ReadCloser, error) {
+	params, err := opus.NewParams()
+	if err != nil {
+		return nil, fmt.Errorf("audio: opus parameters: %w", err)
+	}
+	params.BitRate = bitrate
+	params.Latency = opus.Latency20ms
+	mono := mdaudio.NewChannelMixer(Channels, &mixer.MonoMixer{})(r)
+	enc, err := params.BuildAudioEncoder(mono, prop.Media{Audio: prop.Audio{
+		SampleRate:   SampleRate,
+		ChannelCount: Channels,
+	}})
+	if err != nil {
+		return nil, fmt.Errorf("audio: opus encoder: %w", err)
+	}
+	return enc, nil
+}
+
+// Encoder encodes PCM frames the caller already has (the reference agent's
+// generated replies) with the same mediadevices codec the microphone uses.
+// It is safe for use by one goroutine at a time.
+type Encoder struct {
+	mu     sync.Mutex
+	enc    codec.ReadCloser
+	next   []int16 // the frame the pull-based mediadevices encoder reads next
+	closed bool
+}
+
+// NewEncoder returns an Opus encoder for 48 kHz mono 20 ms frames.
+func NewEncoder(opts *EncoderOptions) (*Encoder, error) {
+	rate, err := opts.bitrate()
+	if err != nil {
+		return nil, err
+	}
+	e := &Encoder{}
+	src := mdaudio.ReaderFunc(func() (wave.Audio, func(), error) {
+		if e.next == nil {
+			return nil, func() {}, io.EOF
+		}
+		chunk := wave.NewInt16Interleaved(wave.ChunkInfo{Len: FrameSamples, Channels: Channels, SamplingRate: SampleRate})
+		copy(chunk.Data, e.next)
+		e.next = nil
+		return chunk, func() {}, nil
+	})
+	if e.enc, err = newOpusEncoder(src, rate); err != nil {
+		return nil, err
+	}
+	return e, nil
+}
+
+// Encode encodes exactly FrameSamples samples into one packet.
+func (e *Encoder) Encode(frame []int16) (Packet, error) {
+	if len(frame) != FrameSamples {
+		return Packet{}, fmt.Errorf("%w: frame of %d samples, want %d", ErrBadPCM, len(frame), FrameSamples)
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.closed {
+		return Packet{}, ErrClosed
+	}
+	e.next = frame
+	data, release, err := e.enc.Read()
+	e.next = nil
+	if err != nil {
+		return Packet{}, fmt.Errorf("audio: opus encode: %w", err)
+	}
+	out := Packet{Data: append([]byte(nil), data...), Duration: FrameDuration}
+	release()
+	return out, nil
+}
+
+// Close frees the encoder; safe to call twice.
+func (e *Encoder) Close() error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.closed {
+		return nil
+	}
+	e.closed = true
+	return e.enc.Close()
+}
+
+// EncodePCM encodes pcm (48 kHz mono) into 20 ms packets, padding the last
+// frame with silence.
+func EncodePCM(pcm []int16, opts *EncoderOptions) ([]Packet, error) {
+	e, err := NewEncoder(opts)
+	if err != nil {
+		return nil, err
+	}
+	defer e.Close()
+	out := make([]Packet, 0, (len(pcm)+FrameSamples-1)/FrameSamples)
+	frame := make([]int16, FrameSamples)
+	for off := 0; off < len(pcm); off += FrameSamples {
+		n := copy(frame, pcm[off:])
+		clear(frame[n:])
+		p, err := e.Encode(frame)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, p)
+	}
+	return out, nil
+}

@@ -1,0 +1,445 @@
+package audio
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/pion/mediadevices/pkg/codec"
+	"github.com/pion/mediadevices/pkg/driver"
+	"github.com/pion/mediadevices/pkg/prop"
+)
+
+// DefaultQueue is how many packets (5 s of audio) a Mic keeps for a reader
+// that falls behind before it drops the oldest.
+const DefaultQueue = 250
+
+// stopGrace bounds the wait for the frame in flight, and any backlog, when
+// a capture stops. A working device delivers a frame within a period
+// (20 ms); past the grace the device is closed under the reader, which
+// ends a read stuck on a device that went away.
+const stopGrace = 500 * time.Millisecond
+
+// MicOptions configure a Mic. The zero value captures from the default host
+// microphone.
+type MicOptions struct {
+	// Device is "" for the default host microphone, TestDevice for
+	// mediadevices' test tone, or a device's ID, mediadevices label or name
+	// as Microphones lists them.
+	Device string
+	// Driver, when set, is used instead of looking up Device: a
+	// mediadevices driver that also implements driver.AudioRecorder
+	// (tests wrap one to watch it open and close).
+	Driver  driver.Driver
+	Encoder EncoderOptions
+	// Queue is the number of packets kept for a slow reader; 0 means
+	// DefaultQueue. Beyond it the oldest packet is dropped and counted.
+	Queue  int
+	Logger *slog.Logger // nil: discard
+}
+
+// MicStats count a Mic's work since OpenMic.
+type MicStats struct {
+	Runs    int // completed or current Start..Stop runs
+	Packets int // packets encoded
+	Dropped int // packets dropped because no reader kept up
+}
+
+// Mic captures a microphone as 20 ms Opus packets. The device is opened by
+// Start and closed by Stop, so it is in use only during a capture run (an
+// explicit audio turn, or a whole session without explicit turns).
+//
+// Packets of all runs go to one queue read by ReadPacket: the transport
+// keeps a single reader for the whole session, which blocks between runs.
+type Mic struct {
+	log      *slog.Logger
+	drv      driver.Driver
+	rec      driver.AudioRecorder
+	name     string
+	bitrate  int
+	maxQueue int
+
+	mu      sync.Mutex
+	closed  bool
+	run     *micRun
+	queue   []Packet
+	failed  error         // why the last run ended by itself; told by the next Stop
+	waiting int           // readers blocked in ReadPacket
+	changed chan struct{} // closed and replaced on every state change
+	arrived chan struct{} // same, when a reader starts waiting (for Drain)
+	stats   MicStats
+}
+
+// micRun is one Start..Stop capture; its pump goroutine is owned by the
+// run and waited for by whoever stops it.
+type micRun struct {
+	enc      codec.ReadCloser
+	stop     chan struct{} // closed to ask the pump to end after its frame
+	done     chan struct{} // closed when the pump has released everything
+	stopOnce sync.Once
+	closeDev func() error // once: the pump and a stuck Stop may both call it
+	stalled  atomic.Bool  // Stop had to close the device under the pump
+	started  time.Time    // when the device started delivering
+	stopAt   time.Time    // when Stop was asked; written before stop closes
+	err      error        // why the run ended, if not Stop; read after done
+}
+
+// OpenMic resolves the microphone without opening it, so that a missing
+// device is reported at configuration time.
+func OpenMic(opts *MicOptions) (*Mic, error) {
+	if opts == nil {
+		opts = &MicOptions{}
+	}
+	rate, err := opts.Encoder.bitrate()
+	if err != nil {
+		return nil, err
+	}
+	if opts.Queue < 0 {
+		return nil, fmt.Errorf("%w: negative queue length", ErrBadConfig)
+	}
+	m := &Mic{
+		log:      opts.Logger,
+		bitrate:  rate,
+		maxQueue: opts.Queue,
+		changed:  make(chan struct{}),
+		arrived:  make(chan struct{}),
+	}
+	if m.log == nil {
+		m.log = slog.New(slog.DiscardHandler)
+	}
+	if m.maxQueue == 0 {
+		m.maxQueue = DefaultQueue
+	}
+	d := opts.Driver
+	if d == nil {
+		c, err := selectMic(candidates(), opts.Device)
+		if err != nil {
+			return nil, err
+		}
+		d, m.name = c.drv, c.dev.ID
+	} else {
+		m.name = describe(d).dev.ID
+	}
+	rec, ok := d.(driver.AudioRecorder)
+	if !ok {
+		return nil, fmt.Errorf("%w: driver %q records no audio", ErrBadConfig, m.name)
+	}
+	m.drv, m.rec = d, rec
+	return m, nil
+}
+
+// Name is the ID of the microphone in use.
+func (m *Mic) Name() string { return m.name }
+
+// Start opens the device and captures until Stop, Close or the end of ctx,
+// whichever comes first. Starting a running Mic returns ErrRunning.
+func (m *Mic) Start(ctx context.Context) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	switch {
+	case m.closed:
+		return ErrClosed
+	case m.run != nil:
+		return ErrRunning
+	}
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("audio: start microphone: %w", err)
+	}
+	if err := m.drv.Open(); err != nil {
+		return m.deviceError(err)
+	}
+	// Closing the driver on every failure below keeps "open only while
+	// running" true for failed starts as well.
+	p, err := pickProp(m.drv.Properties())
+	if err != nil {
+		m.drv.Close()
+		return fmt.Errorf("audio: microphone %q: %w", m.name, err)
+	}
+	r, err := m.rec.AudioRecord(p)
+	if err != nil {
+		m.drv.Close()
+		return m.deviceError(err)
+	}
+	enc, err := newOpusEncoder(r, m.bitrate)
+	if err != nil {
+		m.drv.Close()
+		return err
+	}
+	run := &micRun{
+		enc:      enc,
+		stop:     make(chan struct{}),
+		done:     make(chan struct{}),
+		closeDev: sync.OnceValue(m.drv.Close),
+		started:  time.Now(),
+	}
+	m.run = run
+	m.stats.Runs++
+	m.broadcast()
+	m.log.Debug("audio: microphone started", "device", m.name)
+	go m.pump(ctx, run)
+	return nil
+}
+
+func (m *Mic) deviceError(err error) error {
+	if describe(m.drv).dev.Test {
+		return fmt.Errorf("audio: open microphone %q: %w", m.name, err)
+	}
+	return deviceError("microphone", m.name, err)
+}
+
+// pickProp takes the device's 48 kHz format, mono if it has one; the
+// encoder down-mixes otherwise. A channel count of 0 is miniaudio's "any"
+// and is asked for as mono, which miniaudio then converts to. mediadevices'
+// drivers list formats only while open.
+func pickProp(ps []prop.Media) (prop.Media, error) {
+	best := -1
+	for i := range ps {
+		if ps[i].ChannelCount <= 0 {
+			ps[i].ChannelCount = Channels
+		}
+		if ps[i].SampleRate != SampleRate {
+			continue
+		}
+		if best < 0 || (ps[i].ChannelCount == Channels && ps[best].ChannelCount != Channels) {
+			best = i
+		}
+	}
+	if best < 0 {
+		return prop.Media{}, fmt.Errorf("%w: the device offers no 48 kHz capture format", ErrBadConfig)
+	}
+	return ps[best], nil
+}
+
+// pump moves encoded packets into the queue until asked to stop, then
+// releases the device and the encoder.
+func (m *Mic) pump(ctx context.Context, run *micRun) {
+	defer close(run.done)
+	n := 0
+loop:
+	for {
+		catchingUp := false
+		select {
+		case <-ctx.Done():
+			break loop
+		case <-run.stop:
+			// Audio recorded before the release belongs to the turn: if
+			// the pump fell behind (a busy CPU), it reads out what the
+			// device already holds before closing it.
+			if time.Duration(n)*FrameDuration >= run.stopAt.Sub(run.started) {
+				break loop
+			}
+			catchingUp = true
+		default:
+		}
+		t0 := time.Now()
+		data, release, err := run.enc.Read()
+		if err != nil {
+			switch {
+			case run.stalled.Load():
+				run.err = fmt.Errorf("%w (microphone %q, after %d packets)", ErrStalled, m.name, n)
+			case !errors.Is(err, io.EOF):
+				run.err = fmt.Errorf("audio: microphone %q failed after %d packets: %w", m.name, n, err)
+			}
+			if run.err != nil {
+				m.log.Warn("audio: capture ended", "device", m.name, "packets", n, "err", err)
+			}
+			break loop
+		}
+		m.push(Packet{Data: append([]byte(nil), data...), Duration: FrameDuration})
+		release()
+		n++
+		// A read that had to wait for the device was live audio, so
+		// there is no backlog left.
+		if catchingUp && time.Since(t0) > FrameDuration/2 {
+			break loop
+		}
+	}
+	devErr := run.closeDev()
+	run.enc.Close()
+	if run.err == nil && devErr != nil {
+		run.err = fmt.Errorf("audio: close microphone %q: %w", m.name, devErr)
+	}
+	m.mu.Lock()
+	if m.run == run {
+		m.run = nil
+	}
+	m.failed = run.err
+	m.broadcast()
+	m.mu.Unlock()
+	m.log.Debug("audio: microphone stopped", "device", m.name, "packets", n)
+}
+
+func (m *Mic) push(p Packet) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.closed {
+		return
+	}
+	if len(m.queue) >= m.maxQueue {
+		m.queue[0] = Packet{}
+		m.queue = m.queue[1:]
+		m.stats.Dropped++
+	}
+	m.queue = append(m.queue, p)
+	m.stats.Packets++
+	m.broadcast()
+}
+
+// broadcast wakes everyone waiting for a state change. m.mu must be held.
+func (m *Mic) broadcast() {
+	close(m.changed)
+	m.changed = make(chan struct{})
+}
+
+// Stop ends the capture run: the frame in flight, and any audio the
+// device recorded before the call that capture had not caught up with, is
+// still encoded and queued; then the device is closed (its LED goes off)
+// before Stop returns. Packets already queued stay readable. The error says why the
+// run ended early, if it did (the device failed or went away), also when
+// it had already ended by itself; otherwise stopping a Mic that is not
+// running does nothing.
+func (m *Mic) Stop() error {
+	m.mu.Lock()
+	run := m.run
+	if run == nil {
+		err := m.failed
+		m.failed = nil
+		m.mu.Unlock()
+		return err
+	}
+	m.mu.Unlock()
+	return m.end(run)
+}
+
+func (m *Mic) end(run *micRun) error {
+	run.stopOnce.Do(func() {
+		run.stopAt = time.Now()
+		close(run.stop)
+	})
+	select {
+	case <-run.done:
+	case <-time.After(stopGrace):
+		m.log.Warn("audio: microphone delivered no frame while stopping; closing it under the reader", "device", m.name)
+		run.stalled.Store(true)
+		run.closeDev()
+		<-run.done
+	}
+	m.mu.Lock()
+	m.failed = nil
+	m.mu.Unlock()
+	return run.err
+}
+
+// Running reports whether a capture run is in progress.
+func (m *Mic) Running() bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.run != nil
+}
+
+// Stats returns the counters since Open.
+func (m *Mic) Stats() MicStats {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.stats
+}
+
+// ReadPacket returns the next packet, blocking while none is queued (also
+// between runs) until one is, ctx ends, or the Mic is closed (ErrClosed).
+func (m *Mic) ReadPacket(ctx context.Context) (Packet, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for {
+		if m.closed {
+			return Packet{}, ErrClosed
+		}
+		if len(m.queue) > 0 {
+			p := m.queue[0]
+			m.queue[0] = Packet{}
+			m.queue = m.queue[1:]
+			m.broadcast()
+			return p, nil
+		}
+		changed := m.changed
+		m.waiting++
+		close(m.arrived)
+		m.arrived = make(chan struct{})
+		m.mu.Unlock()
+		var err error
+		select {
+		case <-changed:
+		case <-ctx.Done():
+			err = ctx.Err()
+		}
+		m.mu.Lock()
+		m.waiting--
+		if err != nil {
+			return Packet{}, err
+		}
+	}
+}
+
+// Drain waits until the run has stopped, every queued packet has been
+// read, and a reader has come back to ReadPacket, so the last packet has
+// been handed on (written to the track) by a reader that loops. This is
+// the point at which a turn can be committed: commit after Stop and Drain.
+func (m *Mic) Drain(ctx context.Context) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for {
+		if m.closed {
+			return ErrClosed
+		}
+		if m.run == nil && len(m.queue) == 0 && m.waiting > 0 {
+			return nil
+		}
+		changed, arrived := m.changed, m.arrived
+		m.mu.Unlock()
+		var err error
+		select {
+		case <-changed:
+		case <-arrived:
+		case <-ctx.Done():
+			err = ctx.Err()
+		}
+		m.mu.Lock()
+		if err != nil {
+			return fmt.Errorf("audio: drain microphone: %w", err)
+		}
+	}
+}
+
+// Discard drops the queued packets and returns how many there were: for a
+// cancelled turn, whose audio the agent will throw away anyway.
+func (m *Mic) Discard() int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	n := len(m.queue)
+	m.queue = nil
+	m.broadcast()
+	return n
+}
+
+// Close stops a run in progress, drops queued packets and makes blocked and
+// later ReadPacket calls return ErrClosed. Safe to call twice.
+func (m *Mic) Close() error {
+	m.mu.Lock()
+	if m.closed {
+		m.mu.Unlock()
+		return nil
+	}
+	m.closed = true
+	run := m.run
+	m.queue = nil
+	m.broadcast()
+	m.mu.Unlock()
+	if run == nil {
+		return nil
+	}
+	return m.end(run)
+}
