@@ -25,6 +25,9 @@ const DefaultQueue = 250
 // ends a read stuck on a device that went away.
 const stopGrace = 500 * time.Millisecond
 
+// maxCatchUp bounds how long a stopping capture reads out a backlog.
+const maxCatchUp = 2 * time.Second
+
 // MicOptions configure a Mic. The zero value captures from the default host
 // microphone.
 type MicOptions struct {
@@ -84,6 +87,7 @@ type micRun struct {
 	stopOnce sync.Once
 	closeDev func() error // once: the pump and a stuck Stop may both call it
 	stalled  atomic.Bool  // Stop had to close the device under the pump
+	progress atomic.Int64 // packets pushed; Stop waits while it grows
 	started  time.Time    // when the device started delivering
 	stopAt   time.Time    // when Stop was asked; written before stop closes
 	err      error        // why the run ended, if not Stop; read after done
@@ -220,6 +224,7 @@ func pickProp(ps []prop.Media) (prop.Media, error) {
 func (m *Mic) pump(ctx context.Context, run *micRun) {
 	defer close(run.done)
 	n := 0
+	waited := 0 // consecutive catch-up reads that had to wait for the device
 loop:
 	for {
 		catchingUp := false
@@ -253,10 +258,19 @@ loop:
 		m.push(Packet{Data: append([]byte(nil), data...), Duration: FrameDuration})
 		release()
 		n++
-		// A read that had to wait for the device was live audio, so
-		// there is no backlog left.
-		if catchingUp && time.Since(t0) > FrameDuration/2 {
-			break loop
+		run.progress.Add(1)
+		// Reads that had to wait for the device were live audio, so there
+		// is no backlog left. One slow read proves nothing on a busy CPU;
+		// three in a row, or a catch-up past maxCatchUp, ends it.
+		if catchingUp {
+			if time.Since(t0) > FrameDuration/2 {
+				waited++
+			} else {
+				waited = 0
+			}
+			if waited >= 3 || time.Since(run.stopAt) > maxCatchUp {
+				break loop
+			}
 		}
 	}
 	devErr := run.closeDev()
@@ -321,13 +335,28 @@ func (m *Mic) end(run *micRun) error {
 		run.stopAt = time.Now()
 		close(run.stop)
 	})
-	select {
-	case <-run.done:
-	case <-time.After(stopGrace):
-		m.log.Warn("audio: microphone delivered no frame while stopping; closing it under the reader", "device", m.name)
-		run.stalled.Store(true)
-		run.closeDev()
-		<-run.done
+	// The grace runs while the pump makes no progress: catching up a
+	// backlog on a busy CPU is progress, a device that went away is not.
+	last := run.progress.Load()
+	grace := time.NewTimer(stopGrace)
+	defer grace.Stop()
+wait:
+	for {
+		select {
+		case <-run.done:
+			break wait
+		case <-grace.C:
+			if now := run.progress.Load(); now != last {
+				last = now
+				grace.Reset(stopGrace)
+				continue
+			}
+			m.log.Warn("audio: microphone delivered no frame while stopping; closing it under the reader", "device", m.name)
+			run.stalled.Store(true)
+			run.closeDev()
+			<-run.done
+			break wait
+		}
 	}
 	m.mu.Lock()
 	m.failed = nil
