@@ -23,7 +23,7 @@ build:
 	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/acbridge
 
 demo: build
-	scripts/demo.sh $(BIN)
+	$(BIN) demo
 
 vet:
 	$(GO) vet ./...
@@ -44,3 +44,39 @@ bench:
 
 clean:
 	rm -rf bin
+
+# screenshots runs the kiosk page's browser test (headless Chromium against
+# the reference agent and the virtual reader) and keeps a screenshot of each
+# state it passes through in $(SCREENSHOTS).
+SCREENSHOTS ?= bin/screenshots
+.PHONY: screenshots
+screenshots:
+	scripts/install-deps.sh test
+	rm -rf $(SCREENSHOTS) && mkdir -p $(SCREENSHOTS)
+	ACBRIDGE_SCREENSHOTS=$(abspath $(SCREENSHOTS)) ACBRIDGE_REQUIRE_SERVICES=1 \
+	  $(GO) test -count=1 -run '^TestBrowser' -v ./kiosk/
+	@echo "kiosk screenshots: $(abspath $(SCREENSHOTS))"
+
+# Cross-compiled binaries and Debian packages for Raspberry Pi OS and Debian 12
+# (docs/raspberry-pi.md). scripts/cross.sh installs the cross compilers and the
+# target libraries it needs; dist/ holds the results.
+.PHONY: cross deb test-cross
+
+cross:
+	VERSION='$(VERSION)' COMMIT='$(COMMIT)' scripts/cross.sh
+
+deb: cross
+	VERSION='$(VERSION)' COMMIT='$(COMMIT)' scripts/deb.sh
+
+# Runs the arm binaries and package tests under qemu, lints the packages and
+# installs the amd64 one in a Debian 12 chroot (as root).
+test-cross: deb
+	scripts/test-cross.sh
+
+# interop: an independent WebRTC peer (Debian's python3-aiortc, installed
+# if missing) completes the offer/answer, the public walkthrough and an
+# explicit audio turn against `acbridge agent --transport webrtc` on
+# loopback, in about 3 s.
+.PHONY: interop
+interop: build
+	interop/run.sh $(BIN)

@@ -120,7 +120,8 @@ type Metrics struct {
 
 // Kiosk configures the optional local touch page.
 type Kiosk struct {
-	Listen string `toml:"listen"`
+	Listen  string `toml:"listen"`
+	TextBox bool   `toml:"text_box"`
 }
 
 // Duration is a time.Duration written as "15s", "1m30s".

@@ -1,0 +1,232 @@
+package bridge_test
+
+import (
+	"context"
+	"net"
+	"net/http"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agentcall/acbridge/agent"
+	"github.com/agentcall/acbridge/bridge"
+	"github.com/agentcall/acbridge/button"
+	"github.com/agentcall/acbridge/button/buttontest"
+	"github.com/agentcall/acbridge/camera"
+	"github.com/agentcall/acbridge/client"
+	"github.com/agentcall/acbridge/keystore"
+	"github.com/agentcall/acbridge/nfc/nfctest"
+	"go.uber.org/goleak"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+// canaryUID must never appear in anything the bridge writes.
+var canaryUID = []byte{0x04, 0xCA, 0xFE, 0xBA, 0xBE, 0x13, 0x37}
+
+const canaryHex = "04CAFEBABE1337"
+
+// waitFor waits until the transcript has n occurrences of sub.
+func waitFor(t *testing.T, tr *bridge.Transcript, sub string, n int) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := tr.Wait(ctx, sub, n); err != nil {
+		t.Fatalf("timed out waiting for %d× %q in:\n%s", n, sub, tr.String())
+	}
+}
+
+// waitRuns waits until the agent has finished n runs.
+func waitRuns(t *testing.T, tr *bridge.Transcript, n int) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := tr.WaitRuns(ctx, n); err != nil {
+		t.Fatalf("timed out waiting for %d runs in:\n%s", n, tr.String())
+	}
+}
+
+// rig is a bridge wired to a real reference agent on loopback, the virtual
+// reader, the test camera and fake buttons.
+type rig struct {
+	t       *testing.T
+	agent   *agent.Agent
+	srv     *http.Server
+	addr    string
+	reader  *nfctest.Reader
+	buttons *buttontest.Source
+	texts   chan string
+	out     *bridge.Transcript
+	log     *bridge.Transcript
+	cancel  context.CancelFunc
+	done    chan error
+	cam     *camera.Device
+}
+
+func (r *rig) serve(addr string) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	r.addr = ln.Addr().String()
+	r.agent = agent.New(nil)
+	r.srv = &http.Server{Handler: r.agent}
+	go r.srv.Serve(ln)
+}
+
+func (r *rig) stopAgent() {
+	r.srv.Close()
+	r.agent.Close()
+}
+
+func newRig(t *testing.T) *rig {
+	r := &rig{t: t, texts: make(chan string), out: &bridge.Transcript{}, log: &bridge.Transcript{}, done: make(chan error, 1)}
+	r.serve("127.0.0.1:0")
+	base := "http://" + r.addr
+	ks, err := keystore.Create(filepath.Join(t.TempDir(), "keystore.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	scope, err := keystore.CanonicalScope(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.reader = nfctest.New(ks, scope)
+	r.buttons = buttontest.NewSource(&button.Options{Debounce: -1})
+	r.cam, err = camera.New(camera.Config{Device: camera.TestDevice})
+	if err != nil {
+		t.Fatal(err)
+	}
+	logger := slogTo(r.log)
+	b := bridge.New(bridge.Options{
+		AgentURL:      base,
+		Policy:        &client.Policy{AllowInsecureLocal: true},
+		Reader:        r.reader,
+		Camera:        &bridge.CameraJPEG{Cam: r.cam},
+		Buttons:       r.buttons,
+		Texts:         r.texts,
+		Window:        3 * time.Second,
+		HardwareCheck: 50 * time.Millisecond,
+		ReconnectMin:  50 * time.Millisecond,
+		ReconnectMax:  200 * time.Millisecond,
+		Out:           r.out,
+		Display:       r.out.Display,
+		Logger:        logger,
+	})
+	ctx, cancel := context.WithCancel(context.Background())
+	r.cancel = cancel
+	go func() { r.done <- b.Run(ctx) }()
+	t.Cleanup(r.stop)
+	waitFor(t, r.out, "[connected to", 1)
+	return r
+}
+
+func (r *rig) stop() {
+	if r.cancel == nil {
+		return
+	}
+	r.cancel()
+	select {
+	case <-r.done:
+	case <-time.After(5 * time.Second):
+		r.t.Error("bridge did not stop")
+	}
+	r.cancel = nil
+	r.stopAgent()
+	r.buttons.Close()
+	r.cam.Close()
+}
+
+func (r *rig) press(control string) {
+	r.buttons.Press(control)
+	r.buttons.Release(control)
+}
+
+func (r *rig) say(text string) {
+	select {
+	case r.texts <- text:
+	case <-time.After(5 * time.Second):
+		r.t.Fatalf("bridge did not take text %q", text)
+	}
+}
+
+func (r *rig) checkNoCanary() {
+	r.t.Helper()
+	for name, s := range map[string]string{"out": r.out.String(), "log": r.log.String()} {
+		if strings.Contains(strings.ToUpper(s), canaryHex) || strings.Contains(s, string(canaryUID)) {
+			r.t.Errorf("the tag UID appears in the %s", name)
+		}
+	}
+}
+
+func TestScanTeachConfirmRescan(t *testing.T) {
+	r := newRig(t)
+	r.press(button.Scan)
+	waitFor(t, r.out, "[reader armed", 1)
+	r.reader.Tap(canaryUID)
+	waitFor(t, r.out, "agent: Unknown object; no association stored.", 1)
+	r.reader.Remove()
+	r.say("teach object Workshop router")
+	waitFor(t, r.out, "agent: Proposed Workshop router", 1)
+	r.say("confirm object")
+	waitFor(t, r.out, "agent: Confirmed Workshop router for this session.", 1)
+	waitRuns(t, r.out, 3)
+	r.press(button.Scan)
+	waitFor(t, r.out, "[reader armed", 2)
+	r.reader.Tap(canaryUID)
+	waitFor(t, r.out, "agent: This is Workshop router.", 1)
+	if !strings.Contains(r.log.String(), "audit=observation.sent") || !strings.Contains(r.log.String(), "objectRef=urn:agentcall:object:") {
+		t.Errorf("no audit line:\n%s", r.log.String())
+	}
+	r.checkNoCanary()
+}
+
+func TestAgentRequestAnsweredOnlyByMatchingPress(t *testing.T) {
+	r := newRig(t)
+	r.say("scan an object")
+	waitFor(t, r.out, "agent asks:", 1)
+	r.press(button.Photo)
+	waitFor(t, r.out, "[the agent asked for a tag scan: press SCAN]", 1)
+	r.press(button.Scan)
+	waitFor(t, r.out, "[reader armed", 1)
+	r.reader.Tap(canaryUID)
+	waitFor(t, r.out, "agent: Received the user-collected observation.", 1)
+	if !strings.Contains(r.log.String(), "interactionId=turn-1-nfc") {
+		t.Errorf("the answer's audit line has no interactionId:\n%s", r.log.String())
+	}
+	r.say("take a photo")
+	waitFor(t, r.out, "agent asks:", 2)
+	r.press(button.Photo)
+	waitFor(t, r.out, "[photo sent]", 1)
+	waitFor(t, r.out, "agent: Received the user-collected observation.", 2)
+	if !strings.Contains(r.log.String(), "sha256=") || !strings.Contains(r.log.String(), "byteCount=") {
+		t.Errorf("no photo audit line:\n%s", r.log.String())
+	}
+	r.checkNoCanary()
+}
+
+func TestReconnectsAfterAgentRestart(t *testing.T) {
+	r := newRig(t)
+	r.stopAgent()
+	waitFor(t, r.out, "[not connected", 1)
+	r.serve(r.addr)
+	waitFor(t, r.out, "[connected to", 2)
+	// Session-local state is gone: a fresh session with a working scan.
+	r.press(button.Scan)
+	waitFor(t, r.out, "[reader armed", 1)
+	r.reader.Tap(canaryUID)
+	waitFor(t, r.out, "agent: Unknown object; no association stored.", 1)
+}
+
+func TestModalitiesFollowTheHardware(t *testing.T) {
+	r := newRig(t)
+	r.reader.Unplug()
+	waitFor(t, r.out, "you can use: photo]", 1)
+	r.press(button.Scan)
+	waitFor(t, r.out, "[tag scan is not available in this session]", 1)
+	r.reader.Plug()
+	waitFor(t, r.out, "you can use: tag scan, photo]", 2)
+	r.press(button.Scan)
+	waitFor(t, r.out, "[reader armed", 1)
+}

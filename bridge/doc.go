@@ -1,0 +1,16 @@
+// Package bridge is the daemon's wiring (DESIGN.md "Data flow"): button
+// presses drive collections (an armed NFC window, a photo), collections
+// become observations checked against the session's negotiated set, and the
+// agent's events reach the person (terminal, log, LED, optional local TTS).
+// It keeps the daemon working through every fault a kiosk sees: the agent
+// down, refusing or closing (reconnect with jittered backoff, session-local
+// state dropped each time), pcscd or the camera failing (retried on the next
+// press, without restarting).
+//
+// Spec sections: "Session and input" (capabilities offered are the enabled
+// modalities whose hardware is present now), "Agent-requested collection"
+// (a request is answered only by the person's press on the matching
+// control, with the exact interactionId), "Security, photos, and exact
+// object lookup" (photos are never stored; the privacy audit records what
+// left the device without UIDs or image bytes).
+package bridge

@@ -1,0 +1,343 @@
+package bridge
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"github.com/agentcall/acbridge/notice"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/agentcall/acbridge/button"
+	"github.com/agentcall/acbridge/client"
+	"github.com/agentcall/acbridge/protocol"
+)
+
+// conv is the state of one session: everything in it is session-local and
+// dropped when the session ends.
+type conv struct {
+	b      *Bridge
+	s      *client.Session
+	origin string
+	// counters for observationId (scan-<n>, photo-<n>), unique per session
+	scans, photos int
+	// collecting is the control whose collection runs (one at a time)
+	collecting string
+	results    chan collected
+	text       strings.Builder // the run's text, for TTS when no segments came
+	queued     []string        // typed turns waiting for the active run to end
+	spoke      bool
+	speakText  bool // voice.owner is "client": speak the agent's text
+	offered    []protocol.Modality
+}
+
+// errHardwareChanged ends a session whose offered modalities no longer match
+// the hardware present, so the next session offers the right set.
+var errHardwareChanged = errors.New("the hardware present changed; starting a new session")
+
+// collected is the outcome of one collection goroutine.
+type collected struct {
+	control       string
+	obs           *protocol.Observation
+	interactionID string
+	started       time.Time
+	err           error
+}
+
+// session runs one logical session to its end. established reports whether
+// session.established was reached (the backoff resets then).
+func (b *Bridge) session(ctx context.Context) (established bool, err error) {
+	ag, err := client.Discover(ctx, b.o.AgentURL, b.o.Token, b.o.Policy)
+	if err != nil {
+		return false, err
+	}
+	t, err := ag.Dial(ctx)
+	if err != nil {
+		return false, err
+	}
+	mods := b.present()
+	s, err := client.Start(ctx, t, ag.Card, &client.Options{Modalities: mods, Logger: b.log})
+	if err != nil {
+		return false, err
+	}
+	c := &conv{b: b, s: s, origin: ag.Origin, results: make(chan collected, 1), offered: mods,
+		speakText: ag.Card.Params.Voice.Owner == "client"}
+	b.o.Metrics.session()
+	b.state(State{Connected: true, Agent: ag.Origin, Modalities: s.Negotiated()})
+	b.log.Info("agent session established", "agent", ag.Origin, "transport", ag.Card.Params.AGUI.Transport,
+		"offered", mods, "negotiated", s.Negotiated(), "requestable", s.Requestable())
+	b.show(notice.Notice{Kind: notice.Connected, Text: ag.Origin, Modalities: s.Negotiated()})
+	return true, c.loop(ctx)
+}
+
+func (c *conv) loop(ctx context.Context) error {
+	// The collection goroutine, if any, is waited for before the session's
+	// state is dropped.
+	cctx, cancelCollect := context.WithCancel(ctx)
+	running := 0
+	defer func() {
+		cancelCollect()
+		for ; running > 0; running-- {
+			<-c.results
+		}
+		c.b.o.LED.Set(button.LightOff)
+	}()
+	hw := time.NewTicker(c.b.o.HardwareCheck)
+	defer hw.Stop()
+	for {
+		select {
+		case <-hw.C:
+			// Between runs only: a person mid-conversation keeps the session.
+			if now := c.b.present(); !slices.Equal(now, c.offered) && !c.s.Busy() && c.collecting == "" {
+				c.b.log.Info("hardware changed; renegotiating", "offered", c.offered, "present", now)
+				ectx, cancel := context.WithTimeout(context.Background(), time.Second)
+				c.s.End(ectx)
+				cancel()
+				return errHardwareChanged
+			}
+		case env, ok := <-c.s.Events():
+			if !ok {
+				return c.s.Err()
+			}
+			c.event(ctx, env)
+		case ev := <-c.b.presses:
+			if c.press(cctx, ev) {
+				running++
+			}
+		case text := <-c.b.o.Texts:
+			c.say(ctx, text)
+		case r := <-c.results:
+			running--
+			c.collectionDone(ctx, r)
+		case <-ctx.Done():
+			ectx, cancel := context.WithTimeout(context.Background(), time.Second)
+			err := c.s.End(ectx)
+			cancel()
+			if err != nil {
+				c.b.log.Warn("session.end not sent", "err", err)
+			}
+			return ctx.Err()
+		}
+	}
+}
+
+// event shows one agent event to the person.
+func (c *conv) event(ctx context.Context, env protocol.Envelope) {
+	b := c.b
+	e := env.Event
+	switch e.Type {
+	case protocol.EventRunStarted:
+		c.text.Reset()
+		c.spoke = false
+	case protocol.EventTextDelta:
+		c.text.WriteString(e.Text)
+		b.show(notice.Notice{Kind: notice.AgentText, Text: e.Text})
+		b.log.Info("agent text", "chars", len(e.Text))
+	case protocol.EventSpeechSegment:
+		if c.speakText && b.o.Speak != nil {
+			b.o.Speak(e.Text)
+			c.spoke = true
+		}
+	case protocol.EventRunCompleted:
+		b.display(notice.Notice{Kind: notice.RunDone})
+		if len(c.queued) > 0 {
+			text := c.queued[0]
+			c.queued = c.queued[1:]
+			defer c.say(ctx, text)
+		}
+		if c.speakText && !c.spoke && c.text.Len() > 0 && b.o.Speak != nil {
+			b.o.Speak(c.text.String())
+		}
+	case protocol.EventInteractionRequested:
+		mod, _ := protocol.KindModality(e.Kind)
+		b.show(notice.Notice{Kind: notice.Prompt, Text: e.Prompt, Control: controlFor(mod)})
+		b.log.Info("agent requests a collection", "kind", e.Kind, "interactionId", e.InteractionID)
+		b.o.LED.Set(button.LightBlink)
+		if b.o.Speak != nil && e.SpokenPrompt != "" {
+			b.o.Speak(e.SpokenPrompt)
+		}
+	case protocol.EventInteractionResolved:
+		b.log.Info("agent request resolved", "interactionId", e.InteractionID, "outcome", e.Outcome)
+		if e.Outcome == protocol.OutcomeCancelled {
+			b.show(notice.Notice{Kind: notice.Resolved, Text: "the agent's request was cancelled"})
+		} else {
+			b.display(notice.Notice{Kind: notice.Resolved})
+		}
+		if c.collecting == "" {
+			b.o.LED.Set(button.LightOff)
+		}
+	case protocol.EventFailure:
+		b.o.Metrics.failure(e.Code)
+		b.log.Warn("agent reported a failure", "code", e.Code)
+		b.show(notice.Notice{Kind: notice.Failure, Text: e.Message, Code: e.Code})
+	}
+}
+
+func controlFor(m protocol.Modality) string {
+	if m == protocol.Photo {
+		return button.Photo
+	}
+	return button.Scan
+}
+
+func modalityFor(control string) (protocol.Modality, bool) {
+	switch control {
+	case button.Scan:
+		return protocol.NFC, true
+	case button.Photo:
+		return protocol.Photo, true
+	}
+	return "", false
+}
+
+// press handles one button event; it reports whether it started a
+// collection goroutine.
+func (c *conv) press(ctx context.Context, ev button.Event) bool {
+	b := c.b
+	if ev.Control == button.Cancel && ev.Long {
+		if err := c.s.Cancel(ctx); err != nil {
+			b.log.Warn("cancel not sent", "err", err)
+		} else {
+			b.info("cancelled")
+		}
+		return false
+	}
+	if !ev.Pressed || ev.Long {
+		return false
+	}
+	mod, ok := modalityFor(ev.Control)
+	if !ok {
+		if ev.Control == button.Talk {
+			b.info("talk needs an agent that owns voice over WebRTC with explicit turns")
+		}
+		return false
+	}
+	if !slices.Contains(c.s.Negotiated(), mod) {
+		b.info("%s is not available in this session", notice.DescribeModalities([]protocol.Modality{mod}))
+		return false
+	}
+	if c.collecting != "" {
+		b.log.Info("press ignored: a collection is running", "control", ev.Control, "running", c.collecting)
+		return false
+	}
+	interactionID := ""
+	if p, ok := c.s.Pending(); ok {
+		if p.Modality != mod {
+			// A press for the other modality never answers a request.
+			b.info("the agent asked for a %s: press %s", notice.DescribeModalities([]protocol.Modality{p.Modality}), strings.ToUpper(controlFor(p.Modality)))
+			return false
+		}
+		interactionID = p.ID
+	} else if c.s.Busy() {
+		b.info("the agent is still answering; press again when it is done")
+		return false
+	}
+	c.collecting = ev.Control
+	started := b.o.Now()
+	switch mod {
+	case protocol.NFC:
+		c.scans++
+		id := fmt.Sprintf("scan-%d", c.scans)
+		b.o.LED.Set(button.LightOn)
+		b.show(notice.Notice{Kind: notice.Armed, Control: button.Scan, Text: fmt.Sprintf("reader armed for %s: tap a tag", b.o.Window.Round(time.Second))})
+		go func() {
+			obs, err := c.scan(ctx, id)
+			c.results <- collected{control: ev.Control, obs: obs, interactionID: interactionID, started: started, err: err}
+		}()
+	case protocol.Photo:
+		c.photos++
+		id := fmt.Sprintf("photo-%d", c.photos)
+		b.o.LED.Set(button.LightOn)
+		b.show(notice.Notice{Kind: notice.Armed, Control: button.Photo, Text: "taking a photo"})
+		go func() {
+			obs, err := c.photo(ctx, id)
+			c.results <- collected{control: ev.Control, obs: obs, interactionID: interactionID, started: started, err: err}
+		}()
+	}
+	return true
+}
+
+// errUnidentifiable: the tag presented a random UID and was not sent.
+var errUnidentifiable = errors.New("this tag cannot be identified (a phone or a card with a random ID); nothing was sent")
+
+func (c *conv) scan(ctx context.Context, id string) (*protocol.Observation, error) {
+	r, err := c.b.o.Reader.Scan(ctx, c.b.o.Window)
+	if err != nil {
+		return nil, err
+	}
+	if r.Unidentifiable {
+		return nil, errUnidentifiable
+	}
+	obj := r.Object
+	return &protocol.Observation{SchemaVersion: protocol.SchemaVersion, ObservationID: id,
+		CapturedAt: c.b.o.Now().UTC().Format(time.RFC3339), Intent: c.b.o.ScanIntent, Object: &obj}, nil
+}
+
+func (c *conv) photo(ctx context.Context, id string) (*protocol.Observation, error) {
+	img, err := c.b.o.Camera.Photo(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &protocol.Observation{SchemaVersion: protocol.SchemaVersion, ObservationID: id,
+		CapturedAt: c.b.o.Now().UTC().Format(time.RFC3339), Intent: c.b.o.PhotoIntent, Image: img}, nil
+}
+
+// collectionDone sends a finished collection's observation.
+func (c *conv) collectionDone(ctx context.Context, r collected) {
+	b := c.b
+	c.collecting = ""
+	light := button.LightOff
+	if _, pending := c.s.Pending(); pending {
+		light = button.LightBlink
+	}
+	b.o.LED.Set(light)
+	kind := "scan"
+	if r.control == button.Photo {
+		kind = "photo"
+	}
+	b.o.Metrics.collection(kind, b.o.Now().Sub(r.started), r.err)
+	if r.err != nil {
+		if ctx.Err() == nil {
+			b.log.Warn(kind+" failed", "err", r.err)
+			b.show(notice.Notice{Kind: notice.Disarmed, Control: r.control, Text: fmt.Sprintf("%s: %v", kind, r.err)})
+		}
+		return
+	}
+	turn, err := c.s.Observe(ctx, r.obs, r.interactionID)
+	if err != nil {
+		b.o.Metrics.rejected(protocol.Codes(err))
+		b.log.Warn("observation not sent", "kind", kind, "err", err)
+		b.show(notice.Notice{Kind: notice.Disarmed, Control: r.control, Text: fmt.Sprintf("%s not sent: %v", kind, err)})
+		return
+	}
+	b.o.Metrics.sent(kind)
+	c.auditSent(kind, r, turn)
+	text := "tag sent"
+	if kind == "photo" {
+		text = "photo sent"
+	}
+	b.show(notice.Notice{Kind: notice.Sent, Control: r.control, Text: text})
+}
+
+// say sends a typed user turn.
+func (c *conv) say(ctx context.Context, text string) {
+	text = strings.TrimSpace(text)
+	if text == "" {
+		return
+	}
+	if c.s.Busy() {
+		// Typed while the agent answers: sent when it is done, as a person
+		// expects of a chat; a few at most.
+		if len(c.queued) < 4 {
+			c.queued = append(c.queued, text)
+			return
+		}
+	}
+	if _, err := c.s.Say(ctx, text); err != nil {
+		c.b.log.Warn("text not sent", "err", err)
+		c.b.info("not sent: %v", err)
+		return
+	}
+	c.b.show(notice.Notice{Kind: notice.User, Text: text})
+}

@@ -1,0 +1,88 @@
+package bridge
+
+import (
+	"bytes"
+	"context"
+	"github.com/agentcall/acbridge/notice"
+	"io"
+	"strings"
+	"sync"
+)
+
+// Transcript is an Out writer that keeps what the bridge showed the person
+// and lets a driver (the demo, tests) wait for a line to appear. It copies
+// everything to W as well, if set.
+type Transcript struct {
+	W io.Writer
+
+	mu      sync.Mutex
+	buf     bytes.Buffer
+	runs    int
+	changed chan struct{}
+}
+
+// Display counts the agent's finished runs; use it as Options.Display.
+func (t *Transcript) Display(n notice.Notice) {
+	if n.Kind != notice.RunDone {
+		return
+	}
+	t.mu.Lock()
+	t.runs++
+	t.signalLocked()
+	t.mu.Unlock()
+}
+
+func (t *Transcript) signalLocked() {
+	if t.changed != nil {
+		close(t.changed)
+		t.changed = nil
+	}
+}
+
+func (t *Transcript) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	t.buf.Write(p)
+	t.signalLocked()
+	t.mu.Unlock()
+	if t.W != nil {
+		return t.W.Write(p)
+	}
+	return len(p), nil
+}
+
+// String returns everything written so far.
+func (t *Transcript) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.buf.String()
+}
+
+// Wait blocks until sub has appeared at least n times, or ctx is done.
+func (t *Transcript) Wait(ctx context.Context, sub string, n int) error {
+	return t.wait(ctx, func() bool { return strings.Count(t.buf.String(), sub) >= n })
+}
+
+// WaitRuns blocks until the agent has finished n runs, or ctx is done.
+func (t *Transcript) WaitRuns(ctx context.Context, n int) error {
+	return t.wait(ctx, func() bool { return t.runs >= n })
+}
+
+func (t *Transcript) wait(ctx context.Context, done func() bool) error {
+	for {
+		t.mu.Lock()
+		if done() {
+			t.mu.Unlock()
+			return nil
+		}
+		if t.changed == nil {
+			t.changed = make(chan struct{})
+		}
+		ch := t.changed
+		t.mu.Unlock()
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}

@@ -1,0 +1,13 @@
+// Package camera captures single still frames on demand for the photo
+// modality of the AgentCall AG-UI extension 0.1 (spec "Agent-requested
+// collection" and "Security, photos, and exact object lookup"): the user
+// presses a visible control, the device opens, exposure settles, one frame
+// is kept, and the device closes again, so the camera (and its light) is on
+// only while a collection is in progress (DESIGN.md, principle 3).
+//
+// Backends are github.com/pion/mediadevices drivers: Video4Linux2 cameras
+// on Linux (V4L2 API, https://docs.kernel.org/userspace-api/media/v4l/v4l2.html)
+// and mediadevices' videotest driver for tests and the demo (label
+// "VideoTest"). Frames stay in memory; nothing here writes them to disk or
+// logs them (principle 2).
+package camera

@@ -1,0 +1,333 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/agentcall/acbridge/bridge"
+	"github.com/agentcall/acbridge/button"
+	"github.com/agentcall/acbridge/button/evdev"
+	"github.com/agentcall/acbridge/button/gpio"
+	"github.com/agentcall/acbridge/button/term"
+	"github.com/agentcall/acbridge/camera"
+	"github.com/agentcall/acbridge/client"
+	"github.com/agentcall/acbridge/config"
+	"github.com/agentcall/acbridge/internal/journallog"
+	"github.com/agentcall/acbridge/keystore"
+	"github.com/agentcall/acbridge/kiosk"
+	"github.com/agentcall/acbridge/nfc"
+	"github.com/agentcall/acbridge/protocol"
+)
+
+// parts are the opened devices and services of one daemon generation (a
+// SIGHUP builds a new generation).
+type parts struct {
+	log     *slog.Logger
+	reader  *nfc.Dev
+	camera  bridge.Camera
+	buttons button.Source
+	led     button.Indicator
+	metrics *bridge.Metrics
+	metSrv  *http.Server
+	kiosk   *kiosk.Server
+	token   string
+	closers []func() error
+	wg      sync.WaitGroup
+}
+
+// newLogger builds the daemon's logger; levels and formats come validated
+// from config.
+func newLogger(c config.Log, w io.Writer) *slog.Logger {
+	var lv slog.Level
+	lv.UnmarshalText([]byte(c.Level))
+	opts := &slog.HandlerOptions{Level: lv}
+	if c.Format == "json" {
+		return slog.New(slog.NewJSONHandler(w, opts))
+	}
+	return slog.New(slog.NewTextHandler(w, opts))
+}
+
+// build opens everything the configuration names. Devices that are absent
+// now are not errors: their modality stays out of sessions until they come.
+// Configuration that cannot work (a bad keystore, a bad token file, a button
+// that cannot be opened) is.
+func build(ctx context.Context, cfg *config.Config, e *env, log *slog.Logger) (*parts, error) {
+	p := &parts{log: log, led: button.NopIndicator{}}
+	fail := func(err error) (*parts, error) {
+		p.close()
+		return nil, err
+	}
+	if cfg.Agent.TokenFile != "" {
+		tok, err := keystore.LoadToken(cfg.Agent.TokenFile)
+		if err != nil {
+			return fail(err)
+		}
+		p.token = tok
+	}
+	if cfg.Enabled("nfc") {
+		ks, err := keystore.OpenOrCreate(cfg.Keystore.Path)
+		if err != nil {
+			return fail(err)
+		}
+		scope, err := keystore.CanonicalScope(cfg.Agent.URL)
+		if err != nil {
+			return fail(err)
+		}
+		dev, err := nfc.Open(ctx, &nfc.Options{Reader: cfg.NFC.Reader, Aliaser: ks, Scope: scope, Logger: log.With("part", "nfc"),
+			OnState: func(s nfc.Status) { log.Info("reader", "state", s.State.String(), "reader", s.Reader, "why", s.Err) }})
+		if err != nil {
+			return fail(err)
+		}
+		p.reader = dev
+		p.closers = append(p.closers, dev.Close)
+		p.wg.Add(1)
+		go func() {
+			defer p.wg.Done()
+			if err := dev.Run(ctx); err != nil && !errors.Is(err, nfc.ErrClosed) && ctx.Err() == nil {
+				log.Error("reader stopped", "err", err)
+			}
+		}()
+		// Give a present reader a moment to be found, so that the first
+		// session offers nfc instead of renegotiating two seconds later.
+		for deadline := time.Now().Add(1500 * time.Millisecond); dev.Status().State == nfc.StateNoReader && time.Now().Before(deadline); {
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	if cfg.Enabled("photo") {
+		cam, err := camera.New(camera.Config{Device: cfg.Camera.Device, Rotation: cfg.Camera.Rotation, Mirror: cfg.Camera.Mirror,
+			Settle: camera.Settle{MaxFrames: cfg.Camera.SettleFrames, MaxWait: cfg.Camera.SettleTimeout.Duration},
+			Logger: log.With("part", "camera")})
+		if err != nil {
+			return fail(err)
+		}
+		p.closers = append(p.closers, cam.Close)
+		p.camera = &bridge.CameraJPEG{Cam: cam, Attached: cameraAttached(cfg.Camera.Device)}
+	}
+	srcs, err := openButtons(cfg, e, log)
+	if err != nil {
+		return fail(err)
+	}
+	if cfg.Kiosk.Listen != "" {
+		k, err := kiosk.New(&kiosk.Options{Listen: cfg.Kiosk.Listen, TextBox: cfg.Kiosk.TextBox, Logger: log.With("part", "kiosk")})
+		if err != nil {
+			closeAll(srcs, nil)
+			return fail(err)
+		}
+		p.kiosk = k
+		p.closers = append(p.closers, k.Close)
+		p.wg.Add(1)
+		go func() {
+			defer p.wg.Done()
+			if err := k.Run(ctx); err != nil {
+				log.Error("kiosk page stopped", "err", err)
+			}
+		}()
+		srcs = append(srcs, k.Source())
+	}
+	if len(srcs) > 0 {
+		p.buttons = button.Merge(srcs...)
+		p.closers = append(p.closers, p.buttons.Close)
+	}
+	if cfg.LED.Chip != "" {
+		led, err := gpio.OpenIndicator(&gpio.IndicatorOptions{Chip: cfg.LED.Chip, Offset: cfg.LED.Line, ActiveLow: cfg.LED.ActiveLow, Logger: log})
+		if err != nil {
+			return fail(err)
+		}
+		p.led = led
+		p.closers = append(p.closers, led.Close)
+	}
+	if cfg.Metrics.Listen != "" {
+		p.metrics = bridge.NewMetrics()
+		ln, err := net.Listen("tcp", cfg.Metrics.Listen)
+		if err != nil {
+			return fail(fmt.Errorf("metrics: %w", err))
+		}
+		log.Info("metrics", "listen", ln.Addr().String())
+		mux := http.NewServeMux()
+		mux.Handle("/metrics", p.metrics.Handler())
+		p.metSrv = &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
+		p.wg.Add(1)
+		go func() { defer p.wg.Done(); p.metSrv.Serve(ln) }()
+		p.closers = append(p.closers, p.metSrv.Close)
+	}
+	return p, nil
+}
+
+// close releases every part in reverse order and waits for their goroutines.
+func (p *parts) close() {
+	for i := len(p.closers) - 1; i >= 0; i-- {
+		p.closers[i]()
+	}
+	p.closers = nil
+	p.wg.Wait()
+}
+
+// cameraAttached reports a camera as present when its device node exists
+// (V4L2), or always for the test pattern.
+func cameraAttached(device string) func() bool {
+	return func() bool {
+		if device == camera.TestDevice {
+			return true
+		}
+		if strings.HasPrefix(device, "/dev/") {
+			_, err := os.Stat(device)
+			return err == nil
+		}
+		m, _ := filepath.Glob("/dev/video*")
+		return len(m) > 0
+	}
+}
+
+// openButtons opens one source per configured backend.
+func openButtons(cfg *config.Config, e *env, log *slog.Logger) ([]button.Source, error) {
+	var lines []gpio.Line
+	evdevs := map[string]*evdev.Options{}
+	termKeys := map[rune]term.Binding{}
+	var srcs []button.Source
+	for _, b := range cfg.Buttons {
+		bo := button.Options{Debounce: b.Debounce.Duration, LongPress: b.LongPress.Duration, Logger: log.With("part", "button")}
+		switch b.Source {
+		case "gpio":
+			bias, err := gpio.ParseBias(b.Bias)
+			if err != nil {
+				return closeAll(srcs, err)
+			}
+			lines = append(lines, gpio.Line{Control: b.Control, Chip: b.Chip, Offset: b.Line, ActiveLow: b.ActiveLow, Bias: bias})
+		case "evdev":
+			code, err := evdev.ParseKey(b.Key)
+			if err != nil {
+				return closeAll(srcs, err)
+			}
+			id := b.Device + "\x00" + b.Name
+			o := evdevs[id]
+			if o == nil {
+				o = &evdev.Options{Path: b.Device, Name: b.Name, Keys: map[uint16]string{}, Grab: b.Grab, Button: bo}
+				evdevs[id] = o
+			}
+			o.Keys[code] = b.Control
+		case "terminal":
+			action := term.Tap
+			if b.Control == button.Talk {
+				action = term.Toggle
+			}
+			termKeys[[]rune(b.Char)[0]] = term.Binding{Control: b.Control, Action: action}
+		}
+	}
+	if len(lines) > 0 {
+		s, err := gpio.Open(&gpio.Options{Lines: lines, Button: button.Options{Logger: log.With("part", "button")}})
+		if err != nil {
+			return closeAll(srcs, err)
+		}
+		srcs = append(srcs, s)
+	}
+	for _, o := range evdevs {
+		s, err := evdev.Open(o)
+		if err != nil {
+			return closeAll(srcs, err)
+		}
+		srcs = append(srcs, s)
+	}
+	if len(termKeys) > 0 {
+		s, err := term.New(e.Stdin, &term.Options{Keys: termKeys, Button: button.Options{Logger: log.With("part", "button")}})
+		if err != nil {
+			return closeAll(srcs, err)
+		}
+		srcs = append(srcs, s)
+	}
+	return srcs, nil
+}
+
+func closeAll(srcs []button.Source, err error) ([]button.Source, error) {
+	for _, s := range srcs {
+		s.Close()
+	}
+	return nil, err
+}
+
+// modalities converts configured names.
+func modalities(names []string) []protocol.Modality {
+	out := []protocol.Modality{}
+	for _, n := range names {
+		out = append(out, protocol.Modality(n))
+	}
+	return out
+}
+
+// speaker returns a Speak func running the TTS command with the text on
+// its standard input, one at a time, bounded in time; texts arriving while
+// it speaks are dropped rather than queued behind a slow synthesizer.
+func speaker(argv []string, log *slog.Logger) (func(string), func()) {
+	if len(argv) == 0 {
+		return nil, func() {}
+	}
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	speak := func(text string) {
+		if !mu.TryLock() {
+			log.Debug("tts busy; text not spoken")
+			return
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer mu.Unlock()
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+			cmd.Stdin = strings.NewReader(text)
+			if err := cmd.Run(); err != nil {
+				log.Warn("tts command failed", "err", err)
+			}
+		}()
+	}
+	return speak, wg.Wait
+}
+
+// bridgeOptions assembles the bridge from the parts.
+func bridgeOptions(cfg *config.Config, p *parts, e *env, onState func(bridge.State)) bridge.Options {
+	o := bridge.Options{
+		AgentURL:     cfg.Agent.URL,
+		Token:        p.token,
+		Policy:       &client.Policy{AllowInsecureLocal: cfg.Agent.AllowInsecureLocal},
+		Camera:       p.camera,
+		Buttons:      p.buttons,
+		LED:          p.led,
+		Modalities:   modalities(cfg.Modalities.Enabled),
+		Window:       cfg.NFC.Window.Duration,
+		ScanIntent:   cfg.NFC.Intent,
+		PhotoIntent:  cfg.Camera.Intent,
+		ReconnectMax: cfg.Agent.ReconnectMax.Duration,
+		Out:          e.Stdout,
+		Logger:       p.log,
+		Audit:        auditLogger(p.log),
+		Metrics:      p.metrics,
+		OnState:      onState,
+	}
+	if p.reader != nil {
+		o.Reader = p.reader
+	}
+	if p.kiosk != nil {
+		o.Display = p.kiosk.Display
+	}
+	return o
+}
+
+// auditLogger writes the privacy audit to the journal with one field per
+// attribute when running under systemd, and to the daemon's log otherwise.
+func auditLogger(log *slog.Logger) *slog.Logger {
+	if journallog.Available() {
+		return slog.New(journallog.New(slog.LevelInfo)).With("log", "audit")
+	}
+	return log.With("log", "audit")
+}

@@ -1,0 +1,128 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/agentcall/acbridge/camera"
+	"github.com/agentcall/acbridge/jpeg"
+)
+
+func init() {
+	register(command{
+		name:    "photo",
+		summary: "capture (or re-encode a file) into the bounded 0.1 JPEG and write it to a file",
+		run:     runPhoto,
+	})
+}
+
+// photoReport is what --json prints: the wire metadata and the encoder's
+// choices, never the image bytes.
+type photoReport struct {
+	File         string  `json:"file"`
+	MediaType    string  `json:"mediaType"`
+	ByteCount    int     `json:"byteCount"`
+	SHA256       string  `json:"sha256"`
+	PixelWidth   int     `json:"pixelWidth"`
+	PixelHeight  int     `json:"pixelHeight"`
+	Quality      int     `json:"quality"`
+	Encodes      int     `json:"encodes"`
+	SourceWidth  int     `json:"sourceWidth"`
+	SourceHeight int     `json:"sourceHeight"`
+	DecodeMs     float64 `json:"decodeMs,omitempty"`
+	EncodeMs     float64 `json:"encodeMs"`
+	Device       string  `json:"device,omitempty"`
+	Discarded    int     `json:"discardedFrames,omitempty"`
+	Settled      *bool   `json:"exposureSettled,omitempty"`
+}
+
+// runPhoto is the technician's tool. The daemon never writes photos; this
+// command writes exactly one file, because -o asked for it.
+func runPhoto(ctx context.Context, e *env, args []string) int {
+	fs := newFlagSet(e, "photo", "[--camera ID | --input FILE] -o OUT.jpg [--json]")
+	cam := fs.String("camera", "", "camera label, label part or device path (default: first camera; "+camera.TestDevice+" for the test pattern)")
+	input := fs.String("input", "", "re-encode this JPEG, PNG or YUV4MPEG2 file instead of capturing")
+	out := fs.String("o", "", "write the JPEG to this file (required)")
+	asJSON := fs.Bool("json", false, "print metadata, chosen size, quality and encode time as JSON")
+	rotate := fs.Int("rotate", 0, "camera rotation clockwise: 0, 90, 180 or 270")
+	mirror := fs.Bool("mirror", false, "mirror the camera picture left-right")
+	timeout := fs.Duration("timeout", 15*time.Second, "give up on the camera after this long")
+	if code, ok := parseFlags(e, fs, args); !ok {
+		return code
+	}
+	camSet := false
+	fs.Visit(func(f *flag.Flag) { camSet = camSet || f.Name == "camera" })
+	if *out == "" {
+		fmt.Fprintln(e.Stderr, "acbridge photo: -o OUT.jpg is required")
+		return 2
+	}
+	if camSet && *input != "" {
+		fmt.Fprintln(e.Stderr, "acbridge photo: --camera and --input exclude each other")
+		return 2
+	}
+
+	var (
+		res *jpeg.Result
+		rep photoReport
+		err error
+	)
+	if *input != "" {
+		res, err = jpeg.EncodeFile(*input, nil)
+	} else {
+		res, err = capturePhoto(ctx, camera.Config{Device: *cam, Rotation: *rotate, Mirror: *mirror}, *timeout, &rep)
+	}
+	if err != nil {
+		fmt.Fprintf(e.Stderr, "acbridge photo: %v\n", err)
+		return 1
+	}
+	if err := jpeg.Verify(&res.Image); err != nil {
+		fmt.Fprintf(e.Stderr, "acbridge photo: encoder output fails verification: %v\n", err)
+		return 1
+	}
+	if err := os.WriteFile(*out, res.Data, 0o600); err != nil {
+		fmt.Fprintf(e.Stderr, "acbridge photo: %v\n", err)
+		return 1
+	}
+	rep.File = *out
+	rep.MediaType, rep.ByteCount, rep.SHA256 = res.Image.MediaType, res.Image.ByteCount, res.Image.SHA256
+	rep.PixelWidth, rep.PixelHeight = res.Image.PixelWidth, res.Image.PixelHeight
+	rep.Quality, rep.Encodes = res.Quality, res.Encodes
+	rep.SourceWidth, rep.SourceHeight = res.SourceWidth, res.SourceHeight
+	rep.DecodeMs = ms(res.DecodeTime)
+	rep.EncodeMs = ms(res.EncodeTime)
+	if *asJSON {
+		enc := json.NewEncoder(e.Stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(rep); err != nil {
+			return 1
+		}
+		return 0
+	}
+	fmt.Fprintf(e.Stdout, "wrote %s: %dx%d px, %d bytes, quality %d, encoded in %.0f ms\n",
+		rep.File, rep.PixelWidth, rep.PixelHeight, rep.ByteCount, rep.Quality, rep.EncodeMs)
+	return 0
+}
+
+func capturePhoto(ctx context.Context, cfg camera.Config, timeout time.Duration, rep *photoReport) (*jpeg.Result, error) {
+	dev, err := camera.New(cfg)
+	if err != nil {
+		return nil, err
+	}
+	defer dev.Close()
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	f, err := dev.Capture(ctx)
+	if err != nil {
+		return nil, err
+	}
+	rep.Device, rep.Discarded = f.Device, f.Discarded
+	settled := f.Settled
+	rep.Settled = &settled
+	return jpeg.Encode(f.Image, nil)
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }

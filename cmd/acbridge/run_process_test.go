@@ -1,0 +1,291 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/agentcall/acbridge/agent"
+	"github.com/agentcall/acbridge/bridge"
+	"github.com/agentcall/acbridge/button/evdev"
+	"github.com/agentcall/acbridge/keystore"
+	"github.com/agentcall/acbridge/nfc/vpcd"
+	"github.com/agentcall/acbridge/nfc/vpcd/vpcdtest"
+)
+
+// The test binary doubles as acbridge: with ACBRIDGE_RUN_MAIN set it runs
+// main, so integration tests start the real daemon as a process without a
+// separate build.
+func TestMain(m *testing.M) {
+	if os.Getenv("ACBRIDGE_RUN_MAIN") == "1" {
+		main()
+		return
+	}
+	os.Exit(m.Run())
+}
+
+// procAgent is the reference agent served in the test process, restartable
+// on the same address.
+type procAgent struct {
+	t    *testing.T
+	addr string
+	log  *bridge.Transcript
+	a    *agent.Agent
+	srv  *http.Server
+}
+
+func (p *procAgent) start() {
+	addr := p.addr
+	if addr == "" {
+		addr = "127.0.0.1:0"
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		p.t.Fatal(err)
+	}
+	p.addr = ln.Addr().String()
+	p.a = agent.New(&agent.Options{Logger: slog.New(slog.NewTextHandler(p.log, nil))})
+	p.srv = &http.Server{Handler: p.a}
+	go p.srv.Serve(ln)
+}
+
+func (p *procAgent) stop() {
+	p.srv.Close()
+	p.a.Close()
+}
+
+// daemonProc is `acbridge run` as a child process.
+type daemonProc struct {
+	t        *testing.T
+	cmd      *exec.Cmd
+	out, err *bridge.Transcript
+	stdin    io.WriteCloser
+	keys     *os.File // the evdev FIFO
+	exited   chan error
+}
+
+func (d *daemonProc) wait(out *bridge.Transcript, sub string, n int) {
+	d.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	if err := out.Wait(ctx, sub, n); err != nil {
+		d.t.Fatalf("timed out waiting for %d× %q\nstdout:\n%s\nstderr:\n%s", n, sub, d.out.String(), d.err.String())
+	}
+}
+
+func (d *daemonProc) press(code uint16) {
+	d.t.Helper()
+	b := evdev.AppendKey(nil, time.Now(), code, true)
+	b = evdev.AppendKey(b, time.Now(), code, false)
+	if _, err := d.keys.Write(b); err != nil {
+		d.t.Fatal(err)
+	}
+}
+
+func (d *daemonProc) say(text string) {
+	if _, err := io.WriteString(d.stdin, text+"\n"); err != nil {
+		d.t.Fatal(err)
+	}
+}
+
+func startDaemon(t *testing.T, dir, agentAddr string) *daemonProc {
+	fifo := filepath.Join(dir, "keys")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	// O_RDWR: opening never blocks, and the FIFO never reports end of file.
+	keys, err := os.OpenFile(fifo, os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := fmt.Sprintf(`
+[agent]
+url = "http://%s"
+allow_insecure_local = true
+reconnect_max = "1s"
+[keystore]
+path = %q
+[nfc]
+window = "10s"
+[camera]
+device = "VideoTest"
+[[button]]
+control = "scan"
+source = "evdev"
+device = %q
+key = "KEY_S"
+[[button]]
+control = "photo"
+source = "evdev"
+device = %q
+key = "KEY_P"
+[metrics]
+listen = "127.0.0.1:0"
+`, agentAddr, filepath.Join(dir, "keystore.json"), fifo, fifo)
+	path := filepath.Join(dir, "acbridge.toml")
+	os.WriteFile(path, []byte(cfg), 0o600)
+	d := &daemonProc{t: t, out: &bridge.Transcript{}, err: &bridge.Transcript{}, keys: keys, exited: make(chan error, 1)}
+	d.cmd = exec.Command(os.Args[0], "run", "--config", path, "--stdin-text")
+	d.cmd.Env = append(os.Environ(), "ACBRIDGE_RUN_MAIN=1")
+	d.cmd.Stdout, d.cmd.Stderr = d.out, d.err
+	d.stdin, _ = d.cmd.StdinPipe()
+	if err := d.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { d.exited <- d.cmd.Wait() }()
+	t.Cleanup(func() {
+		d.cmd.Process.Kill()
+		<-d.exited
+		keys.Close()
+	})
+	return d
+}
+
+var (
+	keyS, _ = evdev.ParseKey("KEY_S")
+	keyP, _ = evdev.ParseKey("KEY_P")
+)
+
+func TestRunDaemonEndToEnd(t *testing.T) {
+	vpcdtest.Require(t)
+	dir := t.TempDir()
+	ag := &procAgent{t: t, log: &bridge.Transcript{}}
+	ag.start()
+	defer ag.stop()
+	d := startDaemon(t, dir, ag.addr)
+	d.wait(d.out, "you can use: tag scan, photo]", 1)
+	card := vpcd.New(vpcd.DefaultAddr)
+	defer card.Close()
+	ctx := context.Background()
+	uid := []byte{0x04, 0xC4, 0x7A, 0x12, 0xE5, 0x00, 0x99}
+	const uidHex = "04C47A12E50099"
+
+	// tap presses scan until the reader arms (after a pcscd restart the
+	// session may first be renegotiated without nfc), then taps the card.
+	armed := 0
+	tap := func() {
+		t.Helper()
+		for deadline := time.Now().Add(15 * time.Second); ; {
+			d.press(keyS)
+			ctx, cancel := context.WithTimeout(ctx, 500*time.Millisecond)
+			err := d.out.Wait(ctx, "[reader armed", armed+1)
+			cancel()
+			if err == nil {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("the reader never armed:\n%s", d.out.String())
+			}
+		}
+		armed++
+		if err := card.Insert(ctx, uid); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	// press + tap → the agent received the alias observation.
+	tap()
+	d.wait(d.out, "agent: Unknown object; no association stored.", 1)
+	card.Remove()
+	ks, err := keystore.Open(filepath.Join(dir, "keystore.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	scope, _ := keystore.CanonicalScope("http://" + ag.addr)
+	want := ks.Object(scope, uid).ObjectRef
+	d.wait(d.err, "objectRef="+want, 1)
+
+	// An agent request is answered by the matching press only.
+	d.say("scan an object")
+	d.wait(d.out, "agent asks:", 1)
+	d.press(keyP)
+	d.wait(d.out, "[the agent asked for a tag scan: press SCAN]", 1)
+	tap()
+	d.wait(d.out, "agent: Received the user-collected observation.", 1)
+	card.Remove()
+	d.wait(d.err, "interactionId=turn-2-nfc", 1)
+
+	// A photo, for the canary check on image bytes.
+	d.say("hello")
+	d.wait(d.out, "you: hello", 1)
+	time.Sleep(300 * time.Millisecond) // let the run complete
+	d.press(keyP)
+	d.wait(d.out, "[photo sent]", 1)
+
+	// The agent killed and restarted: the daemon reconnects; the next scan works.
+	ag.stop()
+	d.wait(d.out, "[not connected", 1)
+	ag.start()
+	d.wait(d.out, "you can use: tag scan, photo]", 2)
+	tap()
+	d.wait(d.out, "agent: Unknown object; no association stored.", 2)
+	card.Remove()
+
+	// pcscd restarted: the next scan works without restarting the daemon.
+	vpcdtest.RestartPCSCD(t, true)
+	tap()
+	d.wait(d.out, "[tag sent]", 4)
+	card.Remove()
+
+	// Metrics carry counts, never identifiers.
+	m := regexp.MustCompile(`msg=metrics listen=(\S+)`).FindStringSubmatch(d.err.String())
+	var metrics string
+	if m != nil {
+		resp, err := http.Get("http://" + m[1] + "/metrics")
+		if err == nil {
+			b, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			metrics = string(b)
+		}
+	}
+	if !strings.Contains(metrics, `acbridge_observations_sent_total{kind="scan"}`) {
+		t.Errorf("metrics missing or incomplete:\n%s", metrics)
+	}
+
+	// SIGHUP reloads the configuration and reconnects with it.
+	connects := strings.Count(d.out.String(), "[connected to")
+	d.cmd.Process.Signal(syscall.SIGHUP)
+	d.wait(d.err, "SIGHUP: reloading the configuration", 1)
+	d.wait(d.out, "[connected to", connects+1)
+
+	// SIGTERM: session.end reaches the agent, exit 0 within 2 s.
+	start := time.Now()
+	d.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case err := <-d.exited:
+		if err != nil {
+			t.Fatalf("exit: %v\nstderr:\n%s", err, d.err.String())
+		}
+		d.exited <- nil
+	case <-time.After(2 * time.Second):
+		t.Fatal("no exit within 2 s of SIGTERM")
+	}
+	t.Logf("exited %v after SIGTERM", time.Since(start).Round(time.Millisecond))
+	ctx2, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	if err := ag.log.Wait(ctx2, "session ended by client", 1); err != nil {
+		t.Errorf("the agent did not see session.end:\n%s", ag.log.String())
+	}
+
+	// Canary: no UID and no image bytes anywhere the daemon wrote.
+	all := d.out.String() + d.err.String() + metrics
+	for _, bad := range []string{uidHex, strings.ToLower(uidHex), string(uid)} {
+		if strings.Contains(all, bad) {
+			t.Errorf("the tag UID appears in the daemon's output")
+		}
+	}
+	if regexp.MustCompile(`/9j/[A-Za-z0-9+/]{40}`).MatchString(all) || strings.Contains(all, "\xff\xd8\xff") {
+		t.Errorf("JPEG bytes appear in the daemon's output")
+	}
+}

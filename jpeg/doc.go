@@ -1,0 +1,21 @@
+// Package jpeg turns camera frames and photo files into the bounded image of
+// the AgentCall AG-UI extension 0.1 (spec "Security, photos, and exact
+// object lookup"): a metadata-free image/jpeg of at most 61,440 bytes and
+// 1,024 pixels on either side, with byteCount, sha256, pixelWidth and
+// pixelHeight derived from the final bytes, and verifies received images by
+// the receiver rules shared with package protocol.
+//
+// Encoding favours quality per byte: Lanczos-3 downscaling per Y'CbCr
+// plane, quantization tables halfway between Annex K and flat, optimized
+// Huffman tables, chroma subsampling that keeps the source's vertical
+// chroma resolution, and a search over a continuous quantization scale
+// that stops within 3% under the budget (shrinking the picture instead of
+// going below DefaultMinQuality).
+// File inputs are decoded by libjpeg-turbo already scaled in the DCT domain
+// (ITU-T T.81 / ISO 10918-1), with a compact coefficient store and early
+// stop for progressive files; see turbo.c and store.c. The package needs cgo and
+// libjpeg-turbo (Debian: libjpeg62-turbo-dev to build).
+//
+// Photos are ephemeral (DESIGN.md, principle 2): nothing here writes a file,
+// logs, or puts image bytes into an error.
+package jpeg

@@ -1,0 +1,176 @@
+package kiosk_test
+
+import (
+	"bytes"
+	"context"
+	"github.com/agentcall/acbridge/notice"
+	"log/slog"
+	"net"
+	"net/http"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/agentcall/acbridge/agent"
+	"github.com/agentcall/acbridge/bridge"
+	"github.com/agentcall/acbridge/button"
+	"github.com/agentcall/acbridge/camera"
+	"github.com/agentcall/acbridge/client"
+	"github.com/agentcall/acbridge/keystore"
+	"github.com/agentcall/acbridge/kiosk"
+	"github.com/agentcall/acbridge/nfc/nfctest"
+)
+
+// canaryUID must never appear on the page, in the stream or in the logs.
+var canaryUID = []byte{0x04, 0xCA, 0xFE, 0xBA, 0xBE, 0x13, 0x37}
+
+const canaryHex = "04CAFEBABE1337"
+
+// syncBuffer is a log sink the test reads while the server writes.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+func logTo(w *syncBuffer) *slog.Logger {
+	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: slog.LevelDebug}))
+}
+
+// rig is the daemon as `acbridge run` wires it with [kiosk] listen set: a
+// real reference agent on loopback, the bridge with the virtual reader and
+// the test camera, and the kiosk page as its Display, button backend and
+// typed-text source.
+type rig struct {
+	t      *testing.T
+	kiosk  *kiosk.Server
+	reader *nfctest.Reader
+	out    *bridge.Transcript
+	log    *syncBuffer
+	agent  *agent.Agent
+	srv    *http.Server
+	cam    *camera.Device
+	btns   button.Source
+	cancel context.CancelFunc
+	done   chan error
+	kdone  chan error
+}
+
+func newRig(t *testing.T) *rig {
+	t.Helper()
+	r := &rig{t: t, out: &bridge.Transcript{}, log: &syncBuffer{}, done: make(chan error, 1), kdone: make(chan error, 1)}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.agent = agent.New(nil)
+	r.srv = &http.Server{Handler: r.agent}
+	go r.srv.Serve(ln)
+	base := "http://" + ln.Addr().String()
+
+	ks, err := keystore.Create(filepath.Join(t.TempDir(), "keystore.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	scope, err := keystore.CanonicalScope(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.reader = nfctest.New(ks, scope)
+	r.cam, err = camera.New(camera.Config{Device: camera.TestDevice})
+	if err != nil {
+		t.Fatal(err)
+	}
+	logger := logTo(r.log)
+	r.kiosk, err = kiosk.New(&kiosk.Options{Listen: "127.0.0.1:0", Logger: logger, TextBox: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// As the daemon does: the page's controls merged with the physical
+	// buttons (none here).
+	r.btns = button.Merge(r.kiosk.Source())
+	b := bridge.New(bridge.Options{
+		AgentURL: base,
+		Policy:   &client.Policy{AllowInsecureLocal: true},
+		Reader:   r.reader,
+		Camera:   &bridge.CameraJPEG{Cam: r.cam},
+		Buttons:  r.btns,
+		Texts:    r.kiosk.Texts(),
+		Window:   5 * time.Second,
+		Out:      r.out,
+		Display: func(n notice.Notice) {
+			r.out.Display(n)
+			r.kiosk.Display(n)
+		},
+		Logger: logger,
+	})
+	ctx, cancel := context.WithCancel(context.Background())
+	r.cancel = cancel
+	go func() { r.kdone <- r.kiosk.Run(ctx) }()
+	go func() { r.done <- b.Run(ctx) }()
+	t.Cleanup(r.stop)
+	r.waitOut("[connected to", 1)
+	return r
+}
+
+func (r *rig) stop() {
+	if r.cancel == nil {
+		return
+	}
+	r.cancel()
+	for _, ch := range []chan error{r.done, r.kdone} {
+		select {
+		case err := <-ch:
+			if err != nil {
+				r.t.Errorf("stopped with %v", err)
+			}
+		case <-time.After(5 * time.Second):
+			r.t.Error("the bridge or the kiosk did not stop")
+		}
+	}
+	r.cancel = nil
+	r.btns.Close()
+	r.srv.Close()
+	r.agent.Close()
+	r.cam.Close()
+}
+
+// waitOut waits until the bridge's terminal output has n× sub.
+func (r *rig) waitOut(sub string, n int) {
+	r.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	defer cancel()
+	if err := r.out.Wait(ctx, sub, n); err != nil {
+		r.t.Fatalf("timed out waiting for %d× %q in:\n%s", n, sub, r.out.String())
+	}
+}
+
+// checkNoCanary fails if a UID or an object reference reached the bridge's
+// output or any log.
+func (r *rig) checkNoCanary(more ...string) {
+	r.t.Helper()
+	all := append([]string{r.out.String(), r.log.String()}, more...)
+	for i, s := range all {
+		if strings.Contains(strings.ToUpper(s), canaryHex) || strings.Contains(s, string(canaryUID)) {
+			r.t.Errorf("the tag UID appears in text %d", i)
+		}
+	}
+	for i, s := range more {
+		if strings.Contains(strings.ToLower(s), "urn:agentcall:object") {
+			r.t.Errorf("an object reference appears on the page (text %d)", i)
+		}
+	}
+}

@@ -1,0 +1,110 @@
+// Package nfctest provides an in-process virtual tag reader with the
+// behaviour of nfc.Dev's armed window, for the demo when no pcscd with the
+// vpcd driver is available and for tests of code above the reader. Tests of
+// the reader itself use the real stack (pcscd + vpcd, package nfc/vpcd).
+package nfctest
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/agentcall/acbridge/nfc"
+)
+
+// Reader is a virtual reader. Tap puts a tag on it, Remove takes it off.
+// Like a real reader, a tag is read only inside an armed window (Scan), a
+// tag already on the reader when the window opens counts once, and a tag
+// left on the reader does not repeat.
+type Reader struct {
+	aliaser nfc.Aliaser
+	scope   string
+	name    string
+
+	mu      sync.Mutex
+	uid     []byte // tag on the reader, nil if none
+	fresh   bool   // the tag has not been delivered yet
+	changed chan struct{}
+	present bool
+}
+
+// New returns a virtual reader that aliases UIDs with a for scope.
+func New(a nfc.Aliaser, scope string) *Reader {
+	return &Reader{aliaser: a, scope: scope, name: "acbridge virtual reader", changed: make(chan struct{}), present: true}
+}
+
+// Tap places a tag with uid on the reader (replacing any other).
+func (r *Reader) Tap(uid []byte) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.uid, r.fresh = append([]byte(nil), uid...), true
+	r.signal()
+}
+
+// Remove takes the tag off the reader.
+func (r *Reader) Remove() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.uid, r.fresh = nil, false
+	r.signal()
+}
+
+// Unplug and Plug change whether the reader is attached.
+func (r *Reader) Unplug() { r.setPresent(false) }
+func (r *Reader) Plug()   { r.setPresent(true) }
+
+func (r *Reader) setPresent(p bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.present = p
+	r.signal()
+}
+
+func (r *Reader) signal() {
+	close(r.changed)
+	r.changed = make(chan struct{})
+}
+
+// Status reports the reader as ready (or absent after Unplug).
+func (r *Reader) Status() nfc.Status {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if !r.present {
+		return nfc.Status{State: nfc.StateNoReader, Err: nfc.ErrNoReader}
+	}
+	return nfc.Status{State: nfc.StateReady, Reader: r.name}
+}
+
+// Scan arms the reader for window and returns the first tag tapped in it.
+func (r *Reader) Scan(ctx context.Context, window time.Duration) (nfc.Scan, error) {
+	timer := time.NewTimer(window)
+	defer timer.Stop()
+	for {
+		r.mu.Lock()
+		if !r.present {
+			r.mu.Unlock()
+			return nfc.Scan{}, nfc.ErrNoReader
+		}
+		if r.uid != nil && r.fresh {
+			r.fresh = false
+			now := time.Now()
+			s := nfc.Scan{Reader: r.name, PresentAt: now, ReadyAt: now}
+			if len(r.uid) == 4 && r.uid[0] == 0x08 {
+				s.Unidentifiable = true
+			} else {
+				s.Object = r.aliaser.Object(r.scope, r.uid)
+			}
+			r.mu.Unlock()
+			return s, nil
+		}
+		changed := r.changed
+		r.mu.Unlock()
+		select {
+		case <-changed:
+		case <-timer.C:
+			return nfc.Scan{}, nfc.ErrNoTag
+		case <-ctx.Done():
+			return nfc.Scan{}, ctx.Err()
+		}
+	}
+}
