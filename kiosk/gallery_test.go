@@ -1,6 +1,7 @@
 package kiosk_test
 
 import (
+	"github.com/agentcall/acbridge/kiosk/kiosktest"
 	"github.com/agentcall/acbridge/notice"
 	"strings"
 	"testing"
@@ -17,10 +18,10 @@ import (
 // with the default options (no text box), for the screenshots.
 func TestBrowserGallery(t *testing.T) {
 	s := startKiosk(t, nil)
-	b := newBrowser(t, "gallery")
-	b.do(chromedp.Navigate(s.URL()))
-	b.wait("the first state", `document.getElementById('conn').dataset.state === 'connecting'`)
-	if eval[bool](b, `!!document.getElementById('say')`) {
+	b := kiosktest.NewBrowser(t, "gallery")
+	b.Do(chromedp.Navigate(s.URL()))
+	b.Wait("the first state", `document.getElementById('conn').dataset.state === 'connecting'`)
+	if kiosktest.Eval[bool](b, `!!document.getElementById('say')`) {
 		t.Error("a text box without Options.TextBox")
 	}
 
@@ -30,22 +31,22 @@ func TestBrowserGallery(t *testing.T) {
 	s.Display(notice.Notice{Kind: notice.AgentText, Text: "Please show it to the camera."})
 	s.Display(notice.Notice{Kind: notice.RunDone})
 	s.Display(notice.Notice{Kind: notice.Prompt, Text: "Hold the object in front of the camera, then press the button.", Control: "photo"})
-	b.wait("the photo prompt", `!document.getElementById('prompt').hidden && document.getElementById('prompt-button').dataset.control === 'photo'`)
-	if got := eval[string](b, `document.getElementById('prompt-button').innerText.trim()`); got != "Take a photo" {
+	b.Wait("the photo prompt", `!document.getElementById('prompt').hidden && document.getElementById('prompt-button').dataset.control === 'photo'`)
+	if got := kiosktest.Eval[string](b, `document.getElementById('prompt-button').innerText.trim()`); got != "Take a photo" {
 		t.Errorf("prompt control %q", got)
 	}
-	b.shot("photo-prompt")
+	b.Shot("photo-prompt")
 
 	s.Display(notice.Notice{Kind: notice.Armed, Control: "photo", Text: "taking a photo"})
-	b.wait("the camera armed", `document.getElementById('camera').dataset.state === 'armed'`)
-	b.shot("taking-photo")
+	b.Wait("the camera armed", `document.getElementById('camera').dataset.state === 'armed'`)
+	b.Shot("taking-photo")
 
 	s.Display(notice.Notice{Kind: notice.Sent, Control: "photo", Text: "photo sent"})
 	s.Display(notice.Notice{Kind: notice.Resolved})
 	s.Display(notice.Notice{Kind: notice.Failure, Code: protocol.CodeImageJPEG, Text: "The image could not be decoded."})
-	b.waitText("The agent could not read what was sent.")
-	b.waitText("photo sent")
-	b.shot("failure")
+	b.WaitText("The agent could not read what was sent.")
+	b.WaitText("photo sent")
+	b.Shot("failure")
 
 	// A long answer streamed in pieces; the oldest lines scroll away.
 	for i := 0; i < 6; i++ {
@@ -57,43 +58,43 @@ func TestBrowserGallery(t *testing.T) {
 			s.Display(notice.Notice{Kind: notice.RunDone})
 		}
 	}
-	b.wait("the answer streaming", `document.querySelector('.entry.agent.open') !== null`)
-	b.shot("streaming")
+	b.Wait("the answer streaming", `document.querySelector('.entry.agent.open') !== null`)
+	b.Shot("streaming")
 	s.Display(notice.Notice{Kind: notice.RunDone})
 
 	s.Display(notice.Notice{Kind: notice.Disconnected, Text: "client: dial tcp 192.0.2.10:443: connect: connection refused — retrying in 4.2s"})
-	b.wait("disconnected", `document.getElementById('conn').dataset.state === 'disconnected' && document.getElementById('btn-scan').disabled`)
-	b.shot("disconnected")
+	b.Wait("disconnected", `document.getElementById('conn').dataset.state === 'disconnected' && document.getElementById('btn-scan').disabled`)
+	b.Shot("disconnected")
 
 	s.Display(notice.Notice{Kind: notice.Connected, Text: "https://agent.example", Modalities: []protocol.Modality{protocol.NFC}})
 	s.Display(notice.Notice{Kind: notice.Prompt, Text: "Tap to collect.", Control: "scan"})
-	b.wait("a fresh session", `document.getElementById('log').children.length === 0 && !document.getElementById('prompt').hidden`)
-	if !eval[bool](b, `document.getElementById('btn-photo').disabled`) {
+	b.Wait("a fresh session", `document.getElementById('log').children.length === 0 && !document.getElementById('prompt').hidden`)
+	if !kiosktest.Eval[bool](b, `document.getElementById('btn-photo').disabled`) {
 		t.Error("photo enabled in a session without the camera")
 	}
-	b.do(chromedp.EmulateViewport(800, 480))
-	b.shot("small-prompt")
+	b.Do(chromedp.EmulateViewport(800, 480))
+	b.Shot("small-prompt")
 	// Touch targets: every control is at least 64 px high and wide, also on
 	// the small screen.
-	small := eval[[]string](b, `[...document.querySelectorAll('button')].filter(b => {
+	small := kiosktest.Eval[[]string](b, `[...document.querySelectorAll('button')].filter(b => {
 		const r = b.getBoundingClientRect(); return r.height < 64 || r.width < 64 }).map(b => b.id || b.textContent.trim())`)
 	if len(small) > 0 {
 		t.Errorf("controls smaller than 64 px on 800×480: %v", small)
 	}
-	b.do(chromedp.EmulateViewport(1280, 800))
+	b.Do(chromedp.EmulateViewport(1280, 800))
 
 	// Keyboard: Tab reaches the prompt's control first, and focus is
 	// visible.
-	eval[any](b, `document.getElementById('prompt-button').focus()`)
-	b.do(chromedp.KeyEvent(kb.Tab))
-	if got := eval[string](b, `document.activeElement.id + ' ' + document.activeElement.matches(':focus-visible') + ' ' +
+	kiosktest.Eval[any](b, `document.getElementById('prompt-button').focus()`)
+	b.Do(chromedp.KeyEvent(kb.Tab))
+	if got := kiosktest.Eval[string](b, `document.activeElement.id + ' ' + document.activeElement.matches(':focus-visible') + ' ' +
 		getComputedStyle(document.activeElement).outlineStyle`); got != "btn-scan true solid" {
 		t.Errorf("after Tab: focus, focus-visible and outline %q", got)
 	}
-	b.shot("keyboard-focus")
+	b.Shot("keyboard-focus")
 	s.Close()
-	b.wait("offline", `document.getElementById('conn').dataset.state === 'offline'`)
-	b.shot("offline")
+	b.Wait("offline", `document.getElementById('conn').dataset.state === 'offline'`)
+	b.Shot("offline")
 
 	// acbridge starts again on the same address, with a new token: the page
 	// reloads itself and works with it.
@@ -103,7 +104,7 @@ func TestBrowserGallery(t *testing.T) {
 	for {
 		// Evaluated again and again: the reload destroys the page's
 		// JavaScript context under a running evaluation.
-		got, err := chromedp.Run(b.ctx, chromedp.Evaluate[string](`document.querySelector('meta[name="acbridge-token"]').content + ' ' +
+		got, err := chromedp.Run(b.Ctx, chromedp.Evaluate[string](`document.querySelector('meta[name="acbridge-token"]').content + ' ' +
 			document.getElementById('conn').dataset.state`))
 		if err == nil && got == tok+" connecting" {
 			break

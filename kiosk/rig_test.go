@@ -1,15 +1,14 @@
 package kiosk_test
 
 import (
-	"bytes"
 	"context"
+	"github.com/agentcall/acbridge/internal/syncbuf"
 	"github.com/agentcall/acbridge/notice"
 	"log/slog"
 	"net"
 	"net/http"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -28,25 +27,7 @@ var canaryUID = []byte{0x04, 0xCA, 0xFE, 0xBA, 0xBE, 0x13, 0x37}
 
 const canaryHex = "04CAFEBABE1337"
 
-// syncBuffer is a log sink the test reads while the server writes.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
-func logTo(w *syncBuffer) *slog.Logger {
+func logTo(w *syncbuf.Buffer) *slog.Logger {
 	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: slog.LevelDebug}))
 }
 
@@ -59,7 +40,7 @@ type rig struct {
 	kiosk  *kiosk.Server
 	reader *nfctest.Reader
 	out    *bridge.Transcript
-	log    *syncBuffer
+	log    *syncbuf.Buffer
 	agent  *agent.Agent
 	srv    *http.Server
 	cam    *camera.Device
@@ -71,7 +52,7 @@ type rig struct {
 
 func newRig(t *testing.T) *rig {
 	t.Helper()
-	r := &rig{t: t, out: &bridge.Transcript{}, log: &syncBuffer{}, done: make(chan error, 1), kdone: make(chan error, 1)}
+	r := &rig{t: t, out: &bridge.Transcript{}, log: &syncbuf.Buffer{}, done: make(chan error, 1), kdone: make(chan error, 1)}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

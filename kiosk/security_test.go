@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"github.com/agentcall/acbridge/internal/syncbuf"
 	"io"
 	"net"
 	"net/http"
@@ -133,7 +134,7 @@ func TestStreamChecks(t *testing.T) {
 }
 
 func TestPressRefusals(t *testing.T) {
-	s := startKiosk(t, &kiosk.Options{Logger: logTo(&syncBuffer{})})
+	s := startKiosk(t, &kiosk.Options{Logger: logTo(&syncbuf.Buffer{})})
 	tok := kioskToken(t, s)
 	st := frontPage(t, s, tok)
 	good := press(st.page, "scan", "tap", true, true)

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/chromedp/chromedp"
 	"io"
 	"log/slog"
 	"net"
@@ -20,6 +21,7 @@ import (
 	"github.com/agentcall/acbridge/bridge"
 	"github.com/agentcall/acbridge/button/evdev"
 	"github.com/agentcall/acbridge/keystore"
+	"github.com/agentcall/acbridge/kiosk/kiosktest"
 	"github.com/agentcall/acbridge/nfc/vpcd"
 	"github.com/agentcall/acbridge/nfc/vpcd/vpcdtest"
 )
@@ -99,7 +101,7 @@ func (d *daemonProc) say(text string) {
 	}
 }
 
-func startDaemon(t *testing.T, dir, agentAddr string) *daemonProc {
+func startDaemon(t *testing.T, dir, agentAddr string, extraConfig ...string) *daemonProc {
 	fifo := filepath.Join(dir, "keys")
 	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
 		t.Fatal(err)
@@ -132,7 +134,7 @@ device = %q
 key = "KEY_P"
 [metrics]
 listen = "127.0.0.1:0"
-`, agentAddr, filepath.Join(dir, "keystore.json"), fifo, fifo)
+`, agentAddr, filepath.Join(dir, "keystore.json"), fifo, fifo) + strings.Join(extraConfig, "\n")
 	path := filepath.Join(dir, "acbridge.toml")
 	os.WriteFile(path, []byte(cfg), 0o600)
 	d := &daemonProc{t: t, out: &bridge.Transcript{}, err: &bridge.Transcript{}, keys: keys, exited: make(chan error, 1)}
@@ -287,5 +289,57 @@ func TestRunDaemonEndToEnd(t *testing.T) {
 	}
 	if regexp.MustCompile(`/9j/[A-Za-z0-9+/]{40}`).MatchString(all) || strings.Contains(all, "\xff\xd8\xff") {
 		t.Errorf("JPEG bytes appear in the daemon's output")
+	}
+}
+
+// The kiosk page served by `acbridge run`, in Chromium: a press on the
+// on-screen scan button, a tap of the virtual tag, and the agent's answer
+// on the page; an agent request answered by the page's own control.
+func TestRunDaemonKioskPage(t *testing.T) {
+	vpcdtest.Require(t)
+	dir := t.TempDir()
+	ag := &procAgent{t: t, log: &bridge.Transcript{}}
+	ag.start()
+	defer ag.stop()
+	d := startDaemon(t, dir, ag.addr, "[kiosk]", `listen = "127.0.0.1:0"`, "text_box = true")
+	d.wait(d.out, "you can use: tag scan, photo]", 1)
+	d.wait(d.err, "kiosk page ready", 1)
+	m := regexp.MustCompile(`kiosk page ready.* url=(\S+)`).FindStringSubmatch(d.err.String())
+	if m == nil {
+		t.Fatalf("no kiosk URL in:\n%s", d.err.String())
+	}
+	card := vpcd.New(vpcd.DefaultAddr)
+	defer card.Close()
+	ctx := context.Background()
+	uid := []byte{0x04, 0x11, 0x22, 0x33, 0x44, 0x55, 0x66}
+
+	b := kiosktest.NewBrowser(t, "daemon")
+	b.Do(chromedp.Navigate(m[1]))
+	b.Wait("the scan button", `!document.getElementById('btn-scan').disabled`)
+	b.Shot("ready")
+	b.Click("#btn-scan")
+	d.wait(d.out, "[reader armed", 1)
+	if err := card.Insert(ctx, uid); err != nil {
+		t.Fatal(err)
+	}
+	b.WaitText("Unknown object; no association stored.")
+	b.Shot("answered")
+	card.Remove()
+
+	b.Do(chromedp.SendKeys("#say-text", "scan an object"))
+	b.Click("#say button")
+	b.Wait("the agent's prompt", `!document.getElementById('prompt').hidden`)
+	b.Shot("prompt")
+	b.Click("#prompt-button")
+	d.wait(d.out, "[reader armed", 2)
+	if err := card.Insert(ctx, uid); err != nil {
+		t.Fatal(err)
+	}
+	b.WaitText("Received the user-collected observation.")
+	d.wait(d.err, "interactionId=turn-2-nfc", 1)
+	card.Remove()
+	html := kiosktest.Eval[string](b, "document.documentElement.outerHTML")
+	if strings.Contains(strings.ToUpper(html), "04112233445566") || strings.Contains(html, "urn:agentcall:object:") {
+		t.Error("the page shows a UID or an object reference")
 	}
 }

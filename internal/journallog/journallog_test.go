@@ -12,7 +12,10 @@ func TestRecordsBecomeFields(t *testing.T) {
 	var msg string
 	var pri journal.Priority
 	h := New(slog.LevelInfo)
-	h.send = func(m string, p journal.Priority, vars map[string]string) error { msg, pri, got = m, p, vars; return nil }
+	h.send = func(m string, p journal.Priority, vars map[string]string) error {
+		msg, pri, got = m, p, vars
+		return nil
+	}
 	log := slog.New(h).With("log", "audit")
 	log.Info("observation sent", "audit", "observation.sent", "objectRef", "urn:agentcall:object:abc", "byteCount", 1234)
 	want := map[string]string{"ACBRIDGE_LOG": "audit", "ACBRIDGE_AUDIT": "observation.sent",
