@@ -34,6 +34,8 @@ vet:
 # that a missing service fails the run instead of skipping tests.
 test: deps vet
 	scripts/check-unit.sh
+	$(GO) build -o $(BIN) ./cmd/acbridge
+	interop/run.sh $(BIN)
 	[ ! -x scripts/pcscd.sh ] || scripts/pcscd.sh start
 	ACBRIDGE_REQUIRE_SERVICES=1 $(GO) test $(RACE) -count=1 -timeout 40m ./... ; \
 	  status=$$?; [ ! -x scripts/pcscd.sh ] || scripts/pcscd.sh stop || true; exit $$status

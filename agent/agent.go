@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/agentcall/acbridge/audio"
 	"github.com/agentcall/acbridge/protocol"
 )
 
@@ -42,9 +43,12 @@ type Options struct {
 	Logger *slog.Logger
 	// Now is the clock for session durations in logs. Default: time.Now.
 	Now func() time.Time
-	// Transport is the card's AG-UI transport. Only "websocket" (the
-	// default) exists yet; New panics on any other value, a programming
-	// error like an invalid pattern given to http.ServeMux.
+	// Transport is the card's AG-UI transport: "websocket" (the default)
+	// or "webrtc" (agentcall-webrtc-0.1: the card then says voice.owner
+	// "agent" and carries the exact profile with supportsExplicitTurns, and
+	// /agui takes SDP offers; see webrtc.go). New panics on any other
+	// value, a programming error like an invalid pattern given to
+	// http.ServeMux.
 	Transport string
 	// PublicURL is the absolute http(s) base URL clients reach the agent
 	// at; the card's AG-UI URL is PublicURL + "/agui". Default: derived per
@@ -70,6 +74,15 @@ type Options struct {
 	// MaxSessions bounds concurrent AG-UI connections; more get 503.
 	// Default: DefaultMaxSessions.
 	MaxSessions int
+	// ReplyVoice shapes the generated voice that answers each committed
+	// audio turn on transport webrtc. nil: audio.Voice's defaults (440 Hz,
+	// 600 ms). New panics on options audio.Voice refuses.
+	ReplyVoice *audio.VoiceOptions
+	// OnAudioTurn, on transport webrtc, is called on the session's
+	// goroutine after each audio turn closes (committed, cancelled, or cut
+	// by the end of the session) with what arrived: counts and levels,
+	// never audio. It must not block.
+	OnAudioTurn func(AudioTurn)
 }
 
 // Agent is the reference agent: an http.Handler serving the card and the
@@ -87,6 +100,7 @@ type Agent struct {
 	write     time.Duration
 	maxConns  int
 	mux       *http.ServeMux
+	rtc       *rtcConfig // transport webrtc only
 
 	ctx    context.Context // cancelled by Close; every connection derives from it
 	cancel context.CancelFunc
@@ -123,8 +137,16 @@ func New(opts *Options) *Agent {
 	if a.transport == "" {
 		a.transport = protocol.TransportWebSocket
 	}
-	if a.transport != protocol.TransportWebSocket {
-		panic(fmt.Sprintf("agent: transport %q is not supported; use %q", a.transport, protocol.TransportWebSocket))
+	switch a.transport {
+	case protocol.TransportWebSocket:
+	case protocol.TransportWebRTC:
+		rtc, err := newRTCConfig(opts)
+		if err != nil {
+			panic(err.Error())
+		}
+		a.rtc = rtc
+	default:
+		panic(fmt.Sprintf("agent: transport %q is not supported; use %q or %q", a.transport, protocol.TransportWebSocket, protocol.TransportWebRTC))
 	}
 	if opts.PublicURL != "" {
 		if err := CheckPublicURL(opts.PublicURL); err != nil {
@@ -155,10 +177,16 @@ func New(opts *Options) *Agent {
 	if opts.AgentRequests != nil {
 		a.cfg.AgentRequests = append([]protocol.Modality{}, opts.AgentRequests...)
 	}
+	// The webrtc card says supportsExplicitTurns.
+	a.cfg.ExplicitTurns = a.rtc != nil
 	a.ctx, a.cancel = context.WithCancel(context.Background())
 	a.mux = http.NewServeMux()
 	a.mux.HandleFunc("GET "+CardPath, a.serveCard)
-	a.mux.HandleFunc(AGUIPath, a.serveAGUI)
+	if a.rtc != nil {
+		a.mux.HandleFunc(AGUIPath, a.serveSDP)
+	} else {
+		a.mux.HandleFunc(AGUIPath, a.serveAGUI)
+	}
 	return a
 }
 

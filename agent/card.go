@@ -76,8 +76,9 @@ func (a *Agent) card(base string) ([]byte, error) {
 					URL:       base + AGUIPath,
 					Transport: a.transport,
 					Session:   &protocol.SessionOptions{},
+					WebRTC:    a.webrtcProfile(),
 				},
-				Voice: protocol.Voice{Owner: "client"},
+				Voice: protocol.Voice{Owner: a.voiceOwner()},
 				PhysicalObservations: protocol.PhysicalParameters{
 					Accepted:      a.cfg.Accepted,
 					AgentRequests: a.cfg.AgentRequests,

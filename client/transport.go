@@ -21,11 +21,19 @@ type Transport interface {
 	Close(cause error) error
 }
 
-// Dial opens the transport the card asks for.
+// Dial opens the transport the card asks for, with defaults: a WebRTC
+// transport dialed this way carries the data channel and a silent track.
 func (a *Agent) Dial(ctx context.Context) (Transport, error) {
 	switch a.Card.Params.AGUI.Transport {
 	case "websocket":
 		return a.DialWebSocket(ctx)
+	case "webrtc":
+		// Without a microphone or sink: voice needs DialWebRTC's options.
+		t, err := a.DialWebRTC(ctx, nil)
+		if err != nil {
+			return nil, err // not a typed nil inside the interface
+		}
+		return t, nil
 	}
 	return nil, &incompatibleError{fmt.Errorf("transport %q is not available in this build", a.Card.Params.AGUI.Transport)}
 }

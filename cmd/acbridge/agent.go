@@ -12,10 +12,11 @@ import (
 
 	"github.com/agentcall/acbridge/agent"
 	"github.com/agentcall/acbridge/keystore"
+	"github.com/agentcall/acbridge/protocol"
 )
 
 func init() {
-	register(command{name: "agent", summary: "serve the reference agent (card and AG-UI WebSocket) for end-to-end tests", run: runAgent})
+	register(command{name: "agent", summary: "serve the reference agent (card and AG-UI WebSocket or WebRTC) for end-to-end tests", run: runAgent})
 }
 
 // shutdownGrace bounds how long a graceful stop waits for HTTP requests.
@@ -26,13 +27,14 @@ const agentTLSHelp = `serving needs TLS, or an explicit local-development opt-in
   --insecure-local                 serve plain HTTP, on a loopback address only`
 
 func runAgent(ctx context.Context, e *env, args []string) int {
-	fs := newFlagSet(e, "agent", "--listen ADDR (--tls-cert FILE --tls-key FILE | --insecure-local) [--token-file FILE] [--public-url URL]")
+	fs := newFlagSet(e, "agent", "--listen ADDR (--tls-cert FILE --tls-key FILE | --insecure-local) [--transport websocket|webrtc] [--token-file FILE] [--public-url URL]")
 	listen := fs.String("listen", "", "`address` to listen on, host:port (port 0 picks a free port)")
 	certFile := fs.String("tls-cert", "", "PEM certificate chain `file` for HTTPS")
 	keyFile := fs.String("tls-key", "", "PEM private key `file` for HTTPS")
 	insecure := fs.Bool("insecure-local", false, "serve plain HTTP; allowed only on a loopback address, for local development")
 	tokenFile := fs.String("token-file", "", "`file` (mode 0600) with a bearer token the AG-UI endpoint then requires")
 	publicURL := fs.String("public-url", "", "base `URL` clients reach the agent at, written into the card (default: each request's own scheme and Host)")
+	transport := fs.String("transport", protocol.TransportWebSocket, "AG-UI `transport` the card offers: websocket, or webrtc (agentcall-webrtc-0.1: SDP at /agui, events on the data channel, Opus both ways, explicit audio turns)")
 	if code, ok := parseFlags(e, fs, args); !ok {
 		return code
 	}
@@ -50,6 +52,8 @@ func runAgent(ctx context.Context, e *env, args []string) int {
 		return usageErr("--tls-cert and --tls-key go together")
 	case !useTLS && !*insecure:
 		return usageErr("%s", agentTLSHelp)
+	case *transport != protocol.TransportWebSocket && *transport != protocol.TransportWebRTC:
+		return usageErr("--transport must be websocket or webrtc")
 	}
 	if *insecure {
 		if err := checkLoopbackListen(*listen); err != nil {
@@ -94,7 +98,7 @@ func runAgent(ctx context.Context, e *env, args []string) int {
 
 	handler := slog.NewTextHandler(e.Stderr, nil)
 	logger := slog.New(handler)
-	a := agent.New(&agent.Options{Logger: logger, Token: token, PublicURL: *publicURL})
+	a := agent.New(&agent.Options{Logger: logger, Token: token, PublicURL: *publicURL, Transport: *transport})
 	srv := &http.Server{
 		Handler:           a,
 		TLSConfig:         tlsConf,
@@ -109,7 +113,7 @@ func runAgent(ctx context.Context, e *env, args []string) int {
 	}
 	// Other tools and the README parse this exact line to learn the port.
 	fmt.Fprintf(e.Stderr, "listening on %s://%s\n", scheme, ln.Addr())
-	logger.Info("agent: serving", "tls", useTLS, "token", token != "")
+	logger.Info("agent: serving", "tls", useTLS, "token", token != "", "transport", *transport)
 
 	served := make(chan error, 1)
 	go func() {

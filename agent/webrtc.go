@@ -1,0 +1,297 @@
+package agent
+
+// The WebRTC side of the reference agent (spec "WebSocket and WebRTC",
+// profile agentcall-webrtc-0.1), with Options.Transport "webrtc".
+//
+// # Card
+//
+// The card says transport "webrtc", voice.owner "agent", resume and replay
+// false, and carries the exact protocol.NewWebRTCProfile(true) object: the
+// agent supports explicit audio turns.
+//
+// # SDP endpoint
+//
+// POST /agui with Content-Type application/sdp, an AgentCall-Session-ID
+// header (1 to 128 printable ASCII characters) and the bearer token when
+// one is configured. The offer must carry every candidate (no trickle) and
+// exactly one sendrecv audio section offering opus/48000/2 and one data
+// channel section; nothing else. Answers:
+//
+//	201  application/sdp: the answer, with all of the agent's candidates
+//	400  no or a malformed AgentCall-Session-ID, SDP that does not parse,
+//	     or an offer outside the profile (the body says what)
+//	401  missing or wrong bearer token
+//	405  not POST (Allow: POST)
+//	413  offer over 128 KiB
+//	415  Content-Type not application/sdp
+//	503  closing, or MaxSessions sessions open
+//
+// ICE host candidates are gathered only on the local address the offer
+// arrived at, so an agent serving --insecure-local on 127.0.0.1 offers
+// loopback candidates only; no STUN or TURN server is used and mDNS is off.
+//
+// # Session
+//
+// The client opens the data channel. The first channel must be labelled
+// agentcall.events with subprotocol agentcall-agui-dc-0.1, ordered and
+// reliable; any other channel, a second channel, a track that is not Opus
+// 48 kHz or a second track ends the session (logged with the reason). A
+// session whose channel does not open within 15 s is dropped. Frames then
+// run through the same conversation as the WebSocket, with the same frame
+// rules: a binary message, one over 131,072 bytes or one that is not UTF-8
+// gets a failure (frame.binary, frame.size, frame.utf8), after which the
+// agent closes the connection, as it does after session.end or a failure
+// before session.start. A data channel has no close status; the failure
+// envelope is flushed (acknowledged by the client's SCTP stack, at most
+// WriteTimeout) before the peer connection closes. ICE disconnection or
+// failure ends the session (no resume); so do the idle timeout and Close.
+//
+// # Audio turns
+//
+// With explicit turns negotiated, Opus packets on the client's track are
+// counted and decoded per turn, between an accepted audio.turn.start and
+// its commit or cancel (the session rules validate all three). Packets
+// outside a turn are counted and dropped. On audio.turn.commit the agent
+// waits for trailing packets (until 40 ms pass without one, at most
+// 120 ms; a client that keeps sending silence after the commit has that
+// much counted too), then answers in a run:
+//
+//	run.started
+//	text.delta "Heard N packets." ("Heard 1 packet." for one)
+//	                  the reply voice plays on the agent's track, paced in real time
+//	run.completed     after the reply's last packet
+//
+// response.cancel during the reply stops it and completes the run at once
+// (as for any run). Each closed turn is logged with its packet count, loss,
+// level and dominant frequency, and passed to Options.OnAudioTurn. Without
+// explicit turns the agent receives audio but never answers it.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/agentcall/acbridge/audio"
+	"github.com/agentcall/acbridge/protocol"
+	"github.com/pion/ice/v4"
+	"github.com/pion/interceptor"
+	"github.com/pion/webrtc/v4"
+)
+
+// SDP exchange names (spec "WebSocket and WebRTC").
+const (
+	SessionIDHeader = "AgentCall-Session-ID"
+	SDPMediaType    = "application/sdp"
+)
+
+// Bounds of the WebRTC side.
+const (
+	// gatherTimeout bounds host candidate gathering for an answer.
+	gatherTimeout = 5 * time.Second
+	// maxSendBuffered: a client this far behind is not reading.
+	maxSendBuffered = 1 << 20
+)
+
+// channelTimeout drops a session whose data channel never opens (a
+// variable so that tests need not wait for it).
+var channelTimeout = 15 * time.Second
+
+// opusCodec is the profile's codec in SDP terms (RFC 7587: always
+// opus/48000/2 in SDP; stereo=0 asks for and announces mono).
+var opusCodec = webrtc.RTPCodecCapability{
+	MimeType:    webrtc.MimeTypeOpus,
+	ClockRate:   48000,
+	Channels:    2,
+	SDPFmtpLine: "minptime=10;useinbandfec=1;stereo=0;sprop-stereo=0",
+}
+
+// rtcConfig is what every WebRTC session of an Agent shares.
+type rtcConfig struct {
+	reply       []audio.Packet // the generated answer voice, encoded once
+	onAudioTurn func(AudioTurn)
+}
+
+func newRTCConfig(opts *Options) (*rtcConfig, error) {
+	reply, err := audio.VoicePackets(opts.ReplyVoice, nil)
+	if err != nil {
+		return nil, fmt.Errorf("agent: reply voice: %w", err)
+	}
+	return &rtcConfig{reply: reply, onAudioTurn: opts.OnAudioTurn}, nil
+}
+
+// webrtcProfile is the card's params.agui.webrtc, nil on WebSocket.
+func (a *Agent) webrtcProfile() *protocol.WebRTC {
+	if a.rtc == nil {
+		return nil
+	}
+	return protocol.NewWebRTCProfile(true)
+}
+
+// voiceOwner: the spec requires "agent" with webrtc; on WebSocket the
+// client speaks the agent's texts.
+func (a *Agent) voiceOwner() string {
+	if a.rtc == nil {
+		return "client"
+	}
+	return "agent"
+}
+
+// serveSDP answers one offer and starts its session. The session outlives
+// the request: it runs on a goroutine of the Agent's, counted by
+// acquire/release like a WebSocket connection.
+func (a *Agent) serveSDP(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodPost {
+		w.Header().Set("Allow", http.MethodPost)
+		http.Error(w, "POST an SDP offer (Content-Type: application/sdp) to open an agentcall-webrtc-0.1 session", http.StatusMethodNotAllowed)
+		return
+	}
+	if !a.authorized(r) {
+		a.log.Info("agent: unauthorized AG-UI request", "remote", r.RemoteAddr)
+		w.Header().Set("WWW-Authenticate", `Bearer realm="agentcall-agui"`)
+		http.Error(w, "a bearer token is required: send Authorization: Bearer TOKEN", http.StatusUnauthorized)
+		return
+	}
+	if mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); mt != SDPMediaType {
+		http.Error(w, "the offer must be sent as Content-Type: application/sdp", http.StatusUnsupportedMediaType)
+		return
+	}
+	sid := r.Header.Get(SessionIDHeader)
+	if !validSessionID(sid) {
+		http.Error(w, "send an AgentCall-Session-ID header of 1 to 128 printable ASCII characters", http.StatusBadRequest)
+		return
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, protocol.MaxSDPBytes))
+	if err != nil {
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			http.Error(w, fmt.Sprintf("the offer is larger than %d bytes", protocol.MaxSDPBytes), http.StatusRequestEntityTooLarge)
+			return
+		}
+		http.Error(w, "reading the offer failed", http.StatusBadRequest)
+		return
+	}
+	if err := checkOffer(string(body)); err != nil {
+		a.log.Info("agent: offer refused", "remote", r.RemoteAddr, "reason", err)
+		http.Error(w, "the offer is not "+protocol.WebRTCProfile+": "+err.Error(), http.StatusBadRequest)
+		return
+	}
+	if err := a.acquire(); err != nil {
+		http.Error(w, "the agent is not accepting sessions now; retry later", http.StatusServiceUnavailable)
+		return
+	}
+	s, answer, err := a.answer(r.Context(), string(body), sid, localIP(r), r.RemoteAddr)
+	if err != nil {
+		a.release()
+		a.log.Warn("agent: no answer to an offer", "remote", r.RemoteAddr, "err", err)
+		http.Error(w, "the agent could not answer this offer", http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", SDPMediaType)
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(http.StatusCreated)
+	_, _ = io.WriteString(w, answer)
+	go s.run()
+}
+
+// validSessionID applies the ws-client schema's sessionId bound.
+func validSessionID(s string) bool {
+	if len(s) == 0 || len(s) > 128 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < 0x21 || s[i] > 0x7e {
+			return false
+		}
+	}
+	return true
+}
+
+// localIP is the address the request arrived at, or nil if unknown.
+func localIP(r *http.Request) net.IP {
+	if addr, ok := r.Context().Value(http.LocalAddrContextKey).(*net.TCPAddr); ok {
+		return addr.IP
+	}
+	return nil
+}
+
+// rtcAPI builds the pion API for one session: Opus only, RTCP reports,
+// detached channels (reads bounded by our buffer), the 0.1 frame bound as
+// our max-message-size, no mDNS, host candidates only on local.
+func rtcAPI(local net.IP) (*webrtc.API, error) {
+	m := &webrtc.MediaEngine{}
+	if err := m.RegisterCodec(webrtc.RTPCodecParameters{RTPCodecCapability: opusCodec, PayloadType: 111}, webrtc.RTPCodecTypeAudio); err != nil {
+		return nil, err
+	}
+	ir := &interceptor.Registry{}
+	if err := webrtc.ConfigureRTCPReports(ir); err != nil {
+		return nil, err
+	}
+	var s webrtc.SettingEngine
+	s.DetachDataChannels()
+	s.SetSCTPMaxMessageSize(protocol.MaxFrameBytes)
+	s.SetICEMulticastDNSMode(ice.MulticastDNSModeDisabled)
+	if local != nil {
+		s.SetIncludeLoopbackCandidate(local.IsLoopback())
+		s.SetIPFilter(func(ip net.IP) bool { return ip.Equal(local) })
+	}
+	return webrtc.NewAPI(webrtc.WithMediaEngine(m), webrtc.WithInterceptorRegistry(ir), webrtc.WithSettingEngine(s)), nil
+}
+
+// answer creates the session's peer connection and returns its answer
+// with every candidate gathered.
+func (a *Agent) answer(ctx context.Context, offer, sid string, local net.IP, remote string) (*rtcSession, string, error) {
+	api, err := rtcAPI(local)
+	if err != nil {
+		return nil, "", err
+	}
+	s, err := a.newRTCSession(api, sid, remote)
+	if err != nil {
+		return nil, "", err
+	}
+	fail := func(err error) (*rtcSession, string, error) {
+		s.teardown()
+		return nil, "", err
+	}
+	if err := s.pc.SetRemoteDescription(webrtc.SessionDescription{Type: webrtc.SDPTypeOffer, SDP: offer}); err != nil {
+		return fail(err)
+	}
+	// Added after the offer, the track joins the offer's audio transceiver,
+	// which turns it sendrecv.
+	sender, err := s.pc.AddTrack(s.track)
+	if err != nil {
+		return fail(err)
+	}
+	s.goOwned(func() { drainRTCP(sender) })
+	ans, err := s.pc.CreateAnswer(nil)
+	if err != nil {
+		return fail(err)
+	}
+	gathered := webrtc.GatheringCompletePromise(s.pc)
+	if err := s.pc.SetLocalDescription(ans); err != nil {
+		return fail(err)
+	}
+	gctx, cancel := context.WithTimeout(ctx, gatherTimeout)
+	defer cancel()
+	select {
+	case <-gathered:
+	case <-gctx.Done():
+		return fail(fmt.Errorf("gathering ICE candidates: %w", gctx.Err()))
+	}
+	return s, s.pc.LocalDescription().SDP, nil
+}
+
+// drainRTCP reads a sender's RTCP until it stops, so the interceptors see
+// the client's receiver reports.
+func drainRTCP(s *webrtc.RTPSender) {
+	buf := make([]byte, 1500)
+	for {
+		if _, _, err := s.Read(buf); err != nil {
+			return
+		}
+	}
+}

@@ -1,0 +1,201 @@
+package agent
+
+import (
+	"context"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/agentcall/acbridge/audio"
+	"github.com/pion/rtp"
+	"github.com/pion/webrtc/v4/pkg/media"
+)
+
+// Audio turn bounds.
+const (
+	// settleQuiet and settleMax bound the wait for a turn's trailing
+	// packets after its commit: RTP and the data channel are separate
+	// paths, so the commit can overtake the last packets in the agent. A
+	// client that stops sending (as acbridge does) ends the wait after
+	// settleQuiet; one that keeps sending silence (browsers, aiortc) has
+	// settleMax of it counted too.
+	settleQuiet = 40 * time.Millisecond
+	settleMax   = 120 * time.Millisecond
+	// maxTurnAnalysis is how much of a turn's audio is kept to measure its
+	// level and pitch; later packets are counted only.
+	maxTurnAnalysis = 10 * time.Second
+)
+
+// AudioTurn is what arrived during one explicit audio turn: counts and
+// levels, never the audio.
+type AudioTurn struct {
+	Turn         int64
+	Committed    bool // false: cancelled, or cut by the end of the session
+	Packets      int  // Opus packets received inside the turn
+	Lost         int  // gaps in their RTP sequence numbers
+	DecodeErrors int  // packets libopus refused
+	// Levels of the decoded audio (its first maxTurnAnalysis).
+	Levels audio.Levels
+}
+
+// turnAudio counts and decodes the client's packets per turn. The RTP
+// reader feeds it; run opens and closes turns.
+type turnAudio struct {
+	log *slog.Logger
+	dec *audio.Decoder
+
+	mu      sync.Mutex
+	cur     *AudioTurn // the open turn, nil between turns
+	pcm     []int16
+	lastSeq uint16
+	seqSeen bool
+	lastAt  time.Time // last packet of the open turn (or its opening)
+	outside int       // packets that arrived between turns
+}
+
+func newTurnAudio(log *slog.Logger) (*turnAudio, error) {
+	dec, err := audio.NewDecoder()
+	if err != nil {
+		return nil, err
+	}
+	return &turnAudio{log: log, dec: dec}, nil
+}
+
+// packet takes one RTP packet of the client's track.
+func (ta *turnAudio) packet(p *rtp.Packet) {
+	ta.mu.Lock()
+	defer ta.mu.Unlock()
+	gap := 0
+	if ta.seqSeen {
+		d := p.SequenceNumber - ta.lastSeq - 1
+		if d >= 0x8000 {
+			return // duplicate or late
+		}
+		gap = int(d)
+	}
+	ta.lastSeq, ta.seqSeen = p.SequenceNumber, true
+	if ta.cur == nil {
+		ta.outside++
+		return
+	}
+	t := ta.cur
+	t.Packets++
+	if t.Packets > 1 {
+		// A gap before a turn's first packet is the silence between turns.
+		t.Lost += gap
+	}
+	ta.lastAt = time.Now()
+	if len(p.Payload) == 0 {
+		return
+	}
+	pcm, err := ta.dec.Decode(p.Payload)
+	if err != nil {
+		t.DecodeErrors++
+		return
+	}
+	if len(ta.pcm) < int(maxTurnAnalysis*audio.SampleRate/time.Second) {
+		ta.pcm = append(ta.pcm, pcm...)
+	}
+}
+
+// openTurn starts counting for turn.
+func (ta *turnAudio) openTurn(turn int64) {
+	ta.mu.Lock()
+	defer ta.mu.Unlock()
+	ta.cur = &AudioTurn{Turn: turn}
+	ta.pcm = ta.pcm[:0]
+	ta.lastAt = time.Now()
+}
+
+// settle waits until no packet has arrived for settleQuiet, at most
+// settleMax.
+func (ta *turnAudio) settle(ctx context.Context) {
+	deadline := time.Now().Add(settleMax)
+	for {
+		ta.mu.Lock()
+		quiet := time.Since(ta.lastAt)
+		ta.mu.Unlock()
+		wait := settleQuiet - quiet
+		if wait <= 0 || time.Now().After(deadline) {
+			return
+		}
+		select {
+		case <-time.After(min(wait, time.Until(deadline))):
+		case <-ctx.Done():
+			return
+		}
+	}
+}
+
+// closeTurn ends the open turn, logs it and reports it to report (if not
+// nil); without an open turn it returns the zero AudioTurn.
+func (ta *turnAudio) closeTurn(committed bool, report func(AudioTurn)) AudioTurn {
+	ta.mu.Lock()
+	cur := ta.cur
+	ta.cur = nil
+	var lv audio.Levels
+	if cur != nil {
+		lv = audio.Analyze(ta.pcm)
+		ta.pcm = ta.pcm[:0]
+	}
+	ta.mu.Unlock()
+	if cur == nil {
+		return AudioTurn{}
+	}
+	cur.Committed, cur.Levels = committed, lv
+	ta.log.Info("agent: audio turn closed", "turn", cur.Turn, "committed", committed, "packets", cur.Packets, "lost", cur.Lost,
+		"decode_errors", cur.DecodeErrors, "level_dbfs", round1(audio.DBFS(lv.RMS)), "dominant_hz", round1(lv.Dominant))
+	if report != nil {
+		report(*cur)
+	}
+	return *cur
+}
+
+func (ta *turnAudio) outsideTurns() int {
+	ta.mu.Lock()
+	defer ta.mu.Unlock()
+	return ta.outside
+}
+
+func round1(f float64) float64 { return float64(int64(f*10)) / 10 }
+
+// startReply plays the reply voice on the agent's track, paced by each
+// packet's duration, and tells run when the last packet is out. Only run's
+// goroutine calls it.
+func (s *rtcSession) startReply() {
+	s.stopReply()
+	s.replyGen++
+	gen, stop := s.replyGen, make(chan struct{})
+	s.replyStop = stop
+	s.goOwned(func() {
+		tick := time.NewTicker(audio.FrameDuration)
+		defer tick.Stop()
+		for i, p := range s.a.rtc.reply {
+			if i > 0 {
+				select {
+				case <-tick.C:
+				case <-stop:
+					return
+				case <-s.ctx.Done():
+					return
+				}
+			}
+			if err := s.track.WriteSample(media.Sample{Data: p.Data, Duration: p.Duration}); err != nil {
+				s.log.Debug("agent: writing the reply voice", "err", err)
+			}
+		}
+		select {
+		case s.replies <- gen:
+		case <-stop:
+		case <-s.ctx.Done():
+		}
+	})
+}
+
+// stopReply stops a reply in progress; only run's goroutine calls it.
+func (s *rtcSession) stopReply() {
+	if s.replyStop != nil {
+		close(s.replyStop)
+		s.replyStop = nil
+	}
+}

@@ -1,0 +1,417 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/agentcall/acbridge/protocol"
+	"github.com/pion/datachannel"
+	"github.com/pion/webrtc/v4"
+)
+
+// errSessionOver is the cause recorded when the session ends on its own
+// terms (session.end, a rule violation, idle, Close).
+var errSessionOver = errors.New("agent: session over")
+
+// rtcItem is one message from the data channel: a frame, or why reading
+// stopped (a *protocol.Error for a broken frame rule).
+type rtcItem struct {
+	frame []byte
+	err   error
+}
+
+// rtcSession is one WebRTC session, and the one owner of its pion
+// callbacks: they only record what happened, start goroutines the session
+// owns, or end it. run, on its own goroutine, owns the conversation;
+// teardown closes the peer connection and waits for every goroutine.
+type rtcSession struct {
+	a     *Agent
+	log   *slog.Logger
+	pc    *webrtc.PeerConnection
+	track *webrtc.TrackLocalStaticSample
+	audio *turnAudio
+
+	ctx    context.Context // cancelled by teardown and by Agent.Close
+	cancel context.CancelFunc
+
+	items   chan rtcItem  // from the channel reader
+	opened  chan struct{} // closed when the channel is accepted and detached
+	ended   chan struct{} // closed by end
+	replies chan uint64   // a reply finished playing (its generation)
+
+	// Owned by run's goroutine.
+	replyGen  uint64
+	replyStop chan struct{} // closes to stop the reply playing, nil if none
+
+	mu       sync.Mutex
+	cause    error
+	dc       *webrtc.DataChannel // the accepted channel
+	raw      datachannel.ReadWriteCloser
+	channels int  // data channels the client opened
+	tracks   int  // tracks the client sent
+	stopped  bool // teardown is waiting: start no goroutine
+	wg       sync.WaitGroup
+
+	teardownOnce sync.Once
+}
+
+func (a *Agent) newRTCSession(api *webrtc.API, sid, remote string) (*rtcSession, error) {
+	pc, err := api.NewPeerConnection(webrtc.Configuration{})
+	if err != nil {
+		return nil, err
+	}
+	log := a.log.With("remote", remote, "transport", protocol.TransportWebRTC)
+	s := &rtcSession{
+		a: a, log: log, pc: pc,
+		items: make(chan rtcItem), opened: make(chan struct{}), ended: make(chan struct{}), replies: make(chan uint64),
+	}
+	s.ctx, s.cancel = context.WithCancel(a.ctx)
+	if s.audio, err = newTurnAudio(log); err != nil {
+		s.teardown()
+		return nil, err
+	}
+	if s.track, err = webrtc.NewTrackLocalStaticSample(opusCodec, "audio", "acbridge-agent"); err != nil {
+		s.teardown()
+		return nil, err
+	}
+	log.Info("agent: WebRTC offer accepted", "session", sid)
+	pc.OnICEConnectionStateChange(func(st webrtc.ICEConnectionState) {
+		log.Debug("agent: ICE state", "state", st.String())
+		switch st {
+		case webrtc.ICEConnectionStateDisconnected, webrtc.ICEConnectionStateFailed, webrtc.ICEConnectionStateClosed:
+			s.end(fmt.Errorf("agent: ICE %s", st))
+		}
+	})
+	pc.OnConnectionStateChange(func(st webrtc.PeerConnectionState) {
+		switch st {
+		case webrtc.PeerConnectionStateFailed, webrtc.PeerConnectionStateClosed:
+			s.end(fmt.Errorf("agent: peer connection %s", st))
+		}
+	})
+	pc.OnDataChannel(s.onDataChannel)
+	pc.OnTrack(s.onTrack)
+	return s, nil
+}
+
+// onDataChannel accepts the client's first channel if it is the profile's
+// and refuses anything else by ending the session: there is no channel to
+// send a failure on that the client would read as ours.
+func (s *rtcSession) onDataChannel(dc *webrtc.DataChannel) {
+	s.mu.Lock()
+	s.channels++
+	n := s.channels
+	s.mu.Unlock()
+	if reason := channelProblem(dc); n > 1 || reason != "" {
+		if reason == "" {
+			reason = "a second data channel"
+		}
+		s.log.Info("agent: data channel refused", "reason", reason)
+		s.end(fmt.Errorf("agent: data channel refused: %s", reason))
+		return
+	}
+	dc.OnOpen(func() {
+		raw, err := dc.Detach()
+		if err != nil {
+			s.end(fmt.Errorf("agent: data channel: %w", err))
+			return
+		}
+		s.mu.Lock()
+		s.dc, s.raw = dc, raw
+		s.mu.Unlock()
+		if s.goOwned(func() { s.readFrames(raw) }) {
+			close(s.opened)
+		}
+	})
+}
+
+// channelProblem says how dc departs from the profile's channel, or "".
+func channelProblem(dc *webrtc.DataChannel) string {
+	switch {
+	case dc.Label() != protocol.DataChannelLabel:
+		return fmt.Sprintf("label %q, not %q", printable(dc.Label(), 64), protocol.DataChannelLabel)
+	case dc.Protocol() != protocol.DataChannelProto:
+		return fmt.Sprintf("subprotocol %q, not %q", printable(dc.Protocol(), 64), protocol.DataChannelProto)
+	case !dc.Ordered():
+		return "unordered; the profile's channel is ordered"
+	case dc.MaxRetransmits() != nil || dc.MaxPacketLifeTime() != nil:
+		return "partially reliable; the profile's channel is reliable"
+	}
+	return ""
+}
+
+// onTrack takes the client's one Opus track.
+func (s *rtcSession) onTrack(tr *webrtc.TrackRemote, _ *webrtc.RTPReceiver) {
+	c := tr.Codec()
+	s.mu.Lock()
+	s.tracks++
+	n := s.tracks
+	s.mu.Unlock()
+	if n > 1 || !strings.EqualFold(c.MimeType, webrtc.MimeTypeOpus) || c.ClockRate != 48000 {
+		s.log.Info("agent: track refused", "codec", printable(c.MimeType, 32), "tracks", n)
+		s.end(errors.New("agent: the client's track is not the profile's one Opus track"))
+		return
+	}
+	s.goOwned(func() {
+		for {
+			pkt, _, err := tr.ReadRTP()
+			if err != nil {
+				return
+			}
+			s.audio.packet(pkt)
+		}
+	})
+}
+
+// readFrames moves data channel messages to run, applying the 0.1 frame
+// rules through a buffer one byte larger than the bound.
+func (s *rtcSession) readFrames(raw datachannel.ReadWriteCloser) {
+	buf := make([]byte, protocol.MaxFrameBytes+1)
+	for {
+		n, isString, err := raw.ReadDataChannel(buf)
+		var it rtcItem
+		switch {
+		case errors.Is(err, io.ErrShortBuffer):
+			it.err = &protocol.Error{Code: protocol.CodeFrameSize, Message: fmt.Sprintf("frame is larger than %d bytes; the limit is %d", protocol.MaxFrameBytes+1, protocol.MaxFrameBytes)}
+		case err != nil:
+			it.err = err
+		default:
+			if it.err = protocol.CheckFrame(buf[:n], !isString); it.err == nil {
+				it.frame = append([]byte(nil), buf[:n]...)
+			}
+		}
+		select {
+		case s.items <- it:
+		case <-s.ctx.Done():
+			return
+		}
+		if it.err != nil {
+			return
+		}
+	}
+}
+
+// run serves the session until it ends, then tears it down.
+func (s *rtcSession) run() {
+	defer s.a.release()
+	start := s.a.now()
+	conv := newConversation(s.a.cfg, s.log)
+	frames := 0
+	defer func() {
+		s.stopReply()
+		s.teardown()
+		conv.close()
+		s.audio.closeTurn(false, s.a.rtc.onAudioTurn)
+		s.log.Info("agent: connection closed", "frames", frames, "packets_outside_turns", s.audio.outsideTurns(),
+			"duration", s.a.now().Sub(start).Round(time.Millisecond), "cause", s.err())
+	}()
+	wait := time.NewTimer(channelTimeout)
+	select {
+	case <-s.opened:
+		wait.Stop()
+	case <-wait.C:
+		s.log.Info("agent: no data channel opened; dropping the session")
+		return
+	case <-s.ended:
+		return
+	case <-s.ctx.Done():
+		return
+	}
+	idle := time.NewTimer(s.a.idle)
+	defer idle.Stop()
+	for {
+		select {
+		case it := <-s.items:
+			if it.err != nil {
+				if isProtocolError(it.err) {
+					s.deliver(conv.reject(it.err))
+				}
+				return
+			}
+			frames++
+			idle.Reset(s.a.idle)
+			if !s.deliver(s.receive(conv, it.frame)) {
+				return
+			}
+		case gen := <-s.replies:
+			if gen == s.replyGen && conv.sess.RunActive() {
+				s.replyStop = nil
+				conv.complete()
+				if !s.deliver(conv.flush()) {
+					return
+				}
+			}
+		case <-idle.C:
+			s.log.Info("agent: client idle; closing")
+			return
+		case <-s.ended:
+			return
+		case <-s.ctx.Done():
+			return
+		}
+	}
+}
+
+// receive runs one frame through the conversation and adds what WebRTC
+// has beyond it: the audio of explicit turns. The turn state is read from
+// the session rules before and after, so only messages they accepted
+// count.
+func (s *rtcSession) receive(conv *conversation, frame []byte) reply {
+	before := conv.sess.AudioTurn()
+	r := conv.receive(frame)
+	after := conv.sess.AudioTurn()
+	switch {
+	case before == 0 && after != 0:
+		s.audio.openTurn(after)
+	case before != 0 && after == 0:
+		// Commit leaves the session awaiting the run that answers it;
+		// cancel and session.end do not.
+		committed := conv.sess.Busy() && !conv.sess.Ended()
+		if committed {
+			s.audio.settle(s.ctx)
+		}
+		t := s.audio.closeTurn(committed, s.a.rtc.onAudioTurn)
+		if committed {
+			conv.emit(protocol.Event{Type: protocol.EventRunStarted})
+			conv.text(heard(t.Packets))
+			r = merge(r, conv.flush())
+			s.startReply()
+		}
+	}
+	if s.replyStop != nil && !conv.sess.RunActive() {
+		// response.cancel completed the run: the voice stops with it.
+		s.stopReply()
+	}
+	return r
+}
+
+func heard(n int) string {
+	if n == 1 {
+		return "Heard 1 packet."
+	}
+	return fmt.Sprintf("Heard %d packets.", n)
+}
+
+// merge appends a second reply's envelopes and close decisions to r.
+func merge(r, more reply) reply {
+	r.envelopes = append(r.envelopes, more.envelopes...)
+	if r.closeErr == nil {
+		r.closeErr = more.closeErr
+	}
+	r.ended = r.ended || more.ended
+	return r
+}
+
+// deliver sends r's envelopes and reports whether the session goes on.
+// Before a close, what was sent is flushed: a data channel has no close
+// status, so the failure envelope is the client's only explanation.
+func (s *rtcSession) deliver(r reply) bool {
+	for i := range r.envelopes {
+		frame, err := protocol.MarshalEnvelope(&r.envelopes[i])
+		if err == nil {
+			err = s.write(frame)
+		}
+		if err != nil {
+			s.log.Info("agent: send failed; closing", "err", err)
+			return false
+		}
+	}
+	if r.closeErr != nil || r.ended {
+		if codes := protocol.Codes(r.closeErr); len(codes) > 0 {
+			s.log.Info("agent: closing after a rule violation", "code", codes[0])
+		}
+		s.flush()
+		return false
+	}
+	return true
+}
+
+func (s *rtcSession) write(frame []byte) error {
+	s.mu.Lock()
+	dc, raw := s.dc, s.raw
+	s.mu.Unlock()
+	if n := dc.BufferedAmount(); n > maxSendBuffered {
+		return fmt.Errorf("agent: the client is not reading (%d bytes waiting)", n)
+	}
+	_, err := raw.WriteDataChannel(frame, true)
+	return err
+}
+
+// flush waits until the client's SCTP stack acknowledged everything sent,
+// at most WriteTimeout.
+func (s *rtcSession) flush() {
+	s.mu.Lock()
+	dc := s.dc
+	s.mu.Unlock()
+	deadline := time.Now().Add(s.a.write)
+	for dc.BufferedAmount() > 0 && time.Now().Before(deadline) {
+		select {
+		case <-time.After(5 * time.Millisecond):
+		case <-s.ended:
+			return
+		case <-s.ctx.Done():
+			return
+		}
+	}
+}
+
+// end records the first reason the session ends; callbacks call it and it
+// never blocks.
+func (s *rtcSession) end(err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.cause != nil {
+		return
+	}
+	s.cause = err
+	close(s.ended)
+}
+
+func (s *rtcSession) err() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.cause
+}
+
+// goOwned starts f on a goroutine teardown waits for, unless teardown
+// already began; it reports whether f started.
+func (s *rtcSession) goOwned(f func()) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.stopped {
+		return false
+	}
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		f()
+	}()
+	return true
+}
+
+// teardown closes the peer connection and waits for pion's goroutines and
+// the session's own. Safe to call more than once.
+func (s *rtcSession) teardown() {
+	s.teardownOnce.Do(func() {
+		s.end(errSessionOver)
+		s.cancel()
+		s.mu.Lock()
+		raw := s.raw
+		s.mu.Unlock()
+		if raw != nil {
+			_ = raw.Close()
+		}
+		if err := s.pc.GracefulClose(); err != nil {
+			s.log.Debug("agent: closing the peer connection", "err", err)
+		}
+		s.mu.Lock()
+		s.stopped = true
+		s.mu.Unlock()
+		s.wg.Wait()
+	})
+}

@@ -1,0 +1,291 @@
+package client
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"mime"
+	"net"
+	"net/http"
+	"net/netip"
+	"strings"
+	"time"
+
+	"github.com/agentcall/acbridge/audio"
+	"github.com/agentcall/acbridge/protocol"
+	"github.com/pion/ice/v4"
+	"github.com/pion/interceptor"
+	"github.com/pion/webrtc/v4"
+)
+
+// The SDP exchange of agentcall-webrtc-0.1 (spec "WebSocket and WebRTC"):
+// the offer is POSTed as application/sdp to the card's AG-UI URL with these
+// headers, and the answer comes back with the same media type.
+const (
+	SessionIDHeader = "AgentCall-Session-ID"
+	SDPMediaType    = "application/sdp"
+)
+
+// DefaultICEDisconnectedTimeout is how long the agent may stay silent (no
+// media, no ICE consent answer) before the connection counts as lost and
+// the session ends. It is pion's default, stated because it decides how
+// fast a vanished agent is noticed.
+const DefaultICEDisconnectedTimeout = 5 * time.Second
+
+// iceFailedTimeout only matters for pion's own bookkeeping: the session
+// already ends at Disconnected.
+const iceFailedTimeout = 25 * time.Second
+
+// opusPayloadType is the dynamic payload type the client offers Opus with
+// (the number browsers use; the agent may answer with another).
+const opusPayloadType = 111
+
+// opusCodec is the profile's audio codec in SDP terms. RFC 7587 §7 fixes
+// the SDP form at opus/48000/2 whatever is sent; stereo=0 and
+// sprop-stereo=0 say that this end wants and sends mono, as the profile's
+// "channels": 1 asks.
+var opusCodec = webrtc.RTPCodecCapability{
+	MimeType:    webrtc.MimeTypeOpus,
+	ClockRate:   48000,
+	Channels:    2,
+	SDPFmtpLine: "minptime=10;useinbandfec=1;stereo=0;sprop-stereo=0",
+}
+
+// ErrConnectionLost is why Recv fails when the WebRTC connection ends under
+// the session (ICE disconnected or failed, the agent closed it): the logical
+// session has ended, since 0.1 has no resume. The error Recv returns wraps
+// it with the reason.
+var ErrConnectionLost = errors.New("client: the WebRTC connection to the agent was lost; the session has ended (0.1 has no resume)")
+
+// ErrNoMicrophone is returned by StartMic on a transport dialed without a
+// microphone.
+var ErrNoMicrophone = errors.New("client: this WebRTC transport has no microphone (set WebRTCOptions.Mic)")
+
+// ICEServer is a STUN or TURN server for ICE gathering. None is configured
+// by default: a kiosk reaching a public agent directly needs none, and on
+// loopback none is wanted. An operator behind a restrictive NAT adds one
+// through WebRTCOptions.ICEServers (a configuration key can map onto it
+// one to one), e.g. {URLs: ["stun:stun.example.net:3478"]} or
+// {URLs: ["turns:turn.example.net:5349"], Username: "kiosk", Credential: "..."}.
+// Server host names are resolved by pion outside the Policy's address
+// checks; list only servers you trust.
+type ICEServer struct {
+	URLs       []string
+	Username   string
+	Credential string
+}
+
+// WebRTCOptions configure a WebRTC transport. nil or a zero field means the
+// documented default.
+type WebRTCOptions struct {
+	// SessionID goes in the AgentCall-Session-ID header. Pass the same value
+	// as Options.SessionID to Start so that both name one session. Default:
+	// 16 random hex characters (read it back with SessionID).
+	SessionID string
+	// Mic is the microphone whose Opus packets go on the audio track while
+	// it runs (StartMic .. StopMic). The caller opens and closes it; the
+	// transport stops it when the connection ends. nil: the track stays
+	// silent (replay, conformance runs).
+	Mic *audio.Mic
+	// Sink receives the agent's voice, decoded to 48 kHz mono PCM. The
+	// caller owns it (the transport never closes it). nil: the agent's
+	// packets are received and dropped.
+	Sink audio.Sink
+	// ICEServers for gathering; none by default (see ICEServer).
+	ICEServers []ICEServer
+	// ICEDisconnectedTimeout: default DefaultICEDisconnectedTimeout.
+	ICEDisconnectedTimeout time.Duration
+	// Logger receives connection state changes and counts, never frames or
+	// audio. Default: discard.
+	Logger *slog.Logger
+}
+
+func (o *WebRTCOptions) orDefault() (WebRTCOptions, error) {
+	q := WebRTCOptions{}
+	if o != nil {
+		q = *o
+	}
+	if q.SessionID == "" {
+		var b [8]byte
+		_, _ = rand.Read(b[:])
+		q.SessionID = hex.EncodeToString(b[:])
+	}
+	if !validSessionID(q.SessionID) {
+		return q, fmt.Errorf("client: session id must be 1 to 128 printable ASCII characters without spaces")
+	}
+	if q.ICEDisconnectedTimeout <= 0 {
+		q.ICEDisconnectedTimeout = DefaultICEDisconnectedTimeout
+	}
+	if q.Logger == nil {
+		q.Logger = slog.New(slog.DiscardHandler)
+	}
+	return q, nil
+}
+
+// validSessionID applies the ws-client schema's bound to the header too.
+func validSessionID(s string) bool {
+	if len(s) == 0 || len(s) > 128 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < 0x21 || s[i] > 0x7e {
+			return false
+		}
+	}
+	return true
+}
+
+// DialWebRTC opens the agentcall-webrtc-0.1 transport: one sendrecv Opus
+// track and the ordered, reliable data channel agentcall.events with
+// subprotocol agentcall-agui-dc-0.1. The offer (all candidates gathered,
+// no trickle) is POSTed to the card's AG-UI URL under the agent's network
+// policy: the host checked and pinned, the bearer token only to the card's
+// origin, no redirects, the policy's timeouts. An answer that is not
+// application/sdp, exceeds 128 KiB or negotiates anything but the exact
+// profile is refused (ErrIncompatible). DialWebRTC returns once the data
+// channel is open; the whole exchange is bounded by Policy.TotalTimeout.
+func (a *Agent) DialWebRTC(ctx context.Context, opts *WebRTCOptions) (*WebRTCTransport, error) {
+	if a.Card.Params.AGUI.Transport != protocol.TransportWebRTC || !a.Card.Params.AGUI.WebRTC.ExactProfile() {
+		return nil, &incompatibleError{fmt.Errorf("the card does not offer the exact %s profile", protocol.WebRTCProfile)}
+	}
+	o, err := opts.orDefault()
+	if err != nil {
+		return nil, err
+	}
+	p := a.policy
+	tgt, err := p.resolve(ctx, a.AGUI)
+	if err != nil {
+		return nil, err
+	}
+	dctx, cancel := context.WithTimeout(ctx, p.TotalTimeout)
+	defer cancel()
+	api, err := newWebRTCAPI(tgt.addr.Addr(), p, &o)
+	if err != nil {
+		return nil, err
+	}
+	t, err := newWebRTCTransport(api, &o)
+	if err != nil {
+		return nil, err
+	}
+	if err := t.connect(dctx, func(ctx context.Context, offer string) (string, error) {
+		return a.postOffer(ctx, tgt, offer, o.SessionID)
+	}); err != nil {
+		t.Close(nil)
+		if errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
+			err = fmt.Errorf("client: the WebRTC connection to %s was not up within %v: %w", a.Origin, p.TotalTimeout, err)
+		}
+		return nil, err
+	}
+	return t, nil
+}
+
+// newWebRTCAPI builds a pion API for one connection: Opus as the only
+// codec, RTCP reports only (audio needs no NACK or bandwidth estimation),
+// detached data channels so that reads are bounded by our own buffer, our
+// advertised max-message-size equal to the 0.1 frame bound, no mDNS, and
+// ICE candidates held to the policy: only host candidates on loopback when
+// the agent is on loopback (the local-development policy), and remote
+// candidates only at addresses the policy would allow an HTTPS connection
+// to, so an agent cannot point the kiosk's ICE checks at its LAN.
+func newWebRTCAPI(remote netip.Addr, p *Policy, o *WebRTCOptions) (*webrtc.API, error) {
+	m := &webrtc.MediaEngine{}
+	if err := m.RegisterCodec(webrtc.RTPCodecParameters{RTPCodecCapability: opusCodec, PayloadType: opusPayloadType}, webrtc.RTPCodecTypeAudio); err != nil {
+		return nil, fmt.Errorf("client: webrtc codec: %w", err)
+	}
+	ir := &interceptor.Registry{}
+	if err := webrtc.ConfigureRTCPReports(ir); err != nil {
+		return nil, fmt.Errorf("client: webrtc interceptors: %w", err)
+	}
+	var s webrtc.SettingEngine
+	s.DetachDataChannels()
+	s.SetSCTPMaxMessageSize(protocol.MaxFrameBytes)
+	s.SetICEMulticastDNSMode(ice.MulticastDNSModeDisabled)
+	s.SetICETimeouts(o.ICEDisconnectedTimeout, max(iceFailedTimeout, 2*o.ICEDisconnectedTimeout), min(2*time.Second, o.ICEDisconnectedTimeout/3))
+	if remote.IsLoopback() {
+		s.SetIncludeLoopbackCandidate(true)
+		s.SetIPFilter(func(ip net.IP) bool { return ip.IsLoopback() })
+	}
+	s.SetRemoteIPFilter(p.remoteCandidateAllowed)
+	return webrtc.NewAPI(webrtc.WithMediaEngine(m), webrtc.WithInterceptorRegistry(ir), webrtc.WithSettingEngine(s)), nil
+}
+
+// remoteCandidateAllowed applies the address rules of an HTTPS connection
+// to an agent's ICE candidate: DTLS secures the path, but the address must
+// still be one the kiosk may be sent to.
+func (p *Policy) remoteCandidateAllowed(ip net.IP) bool {
+	a, ok := netip.AddrFromSlice(ip)
+	return ok && p.checkAddr(a.Unmap(), true) == nil
+}
+
+// postOffer sends the offer and returns the answer's SDP, refusing
+// redirects, other media types and oversize bodies.
+func (a *Agent) postOffer(ctx context.Context, tgt *target, offer, sessionID string) (string, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, a.AGUI.String(), strings.NewReader(offer))
+	if err != nil {
+		return "", fmt.Errorf("client: SDP request: %w", err)
+	}
+	req.Header = a.authHeader(a.AGUI)
+	req.Header.Set("Content-Type", SDPMediaType)
+	req.Header.Set("Accept", SDPMediaType)
+	req.Header.Set(SessionIDHeader, sessionID)
+	hc := a.policy.httpClient(tgt)
+	defer hc.CloseIdleConnections()
+	resp, err := hc.Do(req)
+	if err != nil {
+		return "", fmt.Errorf("client: sending the SDP offer to %s: %w", origin(a.AGUI), scrub(err, a.token))
+	}
+	defer resp.Body.Close()
+	switch {
+	case resp.StatusCode >= 300 && resp.StatusCode < 400:
+		return "", refuse("the SDP offer was redirected (HTTP %d); redirects are not followed", resp.StatusCode)
+	case resp.StatusCode == http.StatusUnauthorized:
+		return "", fmt.Errorf("client: the agent refused the bearer token (HTTP 401): check the token file")
+	case resp.StatusCode != http.StatusOK && resp.StatusCode != http.StatusCreated:
+		return "", fmt.Errorf("client: the agent refused the SDP offer: HTTP %d%s", resp.StatusCode, reasonOf(resp.Body))
+	}
+	if mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); mt != SDPMediaType {
+		return "", &incompatibleError{fmt.Errorf("the SDP answer has content type %q, not %s", clipASCII(resp.Header.Get("Content-Type"), 64), SDPMediaType)}
+	}
+	if resp.ContentLength > protocol.MaxSDPBytes {
+		return "", &incompatibleError{fmt.Errorf("the SDP answer is %d bytes; the limit is %d", resp.ContentLength, protocol.MaxSDPBytes)}
+	}
+	raw, err := io.ReadAll(io.LimitReader(resp.Body, protocol.MaxSDPBytes+1))
+	if err != nil {
+		return "", fmt.Errorf("client: reading the SDP answer: %w", err)
+	}
+	if len(raw) > protocol.MaxSDPBytes {
+		return "", &incompatibleError{fmt.Errorf("the SDP answer is larger than %d bytes", protocol.MaxSDPBytes)}
+	}
+	return string(raw), nil
+}
+
+// reasonOf returns the start of an error body, printable ASCII only, for
+// an operator reading why the agent refused: agents state the fix there.
+func reasonOf(r io.Reader) string {
+	b, _ := io.ReadAll(io.LimitReader(r, 512))
+	s := strings.TrimSpace(clipASCII(string(b), 200))
+	if s == "" {
+		return ""
+	}
+	return ": " + s
+}
+
+func clipASCII(s string, n int) string {
+	var b strings.Builder
+	for _, r := range s {
+		if b.Len() >= n {
+			b.WriteString("…")
+			break
+		}
+		if r >= 0x20 && r < 0x7f {
+			b.WriteRune(r)
+		} else {
+			b.WriteByte(' ')
+		}
+	}
+	return b.String()
+}

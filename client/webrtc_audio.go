@@ -1,0 +1,192 @@
+package client
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/agentcall/acbridge/audio"
+	"github.com/agentcall/acbridge/protocol"
+	"github.com/pion/webrtc/v4"
+	"github.com/pion/webrtc/v4/pkg/media"
+)
+
+// maxConcealedPackets bounds loss concealment to what libopus can
+// extrapolate in one call (120 ms); a longer gap is left silent.
+const maxConcealedPackets = 6
+
+// WebRTCStats count a WebRTC transport's audio since it was dialed.
+type WebRTCStats struct {
+	PacketsSent     int64         // microphone packets written to the track
+	PacketsReceived int64         // RTP packets of the agent's track
+	PacketsLost     int64         // gaps in the agent's sequence numbers
+	DecodeErrors    int64         // agent packets libopus refused
+	Played          time.Duration // decoded audio handed to the Sink
+}
+
+// Stats returns the audio counters.
+func (t *WebRTCTransport) Stats() WebRTCStats {
+	return WebRTCStats{
+		PacketsSent:     t.stats.sent.Load(),
+		PacketsReceived: t.stats.received.Load(),
+		PacketsLost:     t.stats.lost.Load(),
+		DecodeErrors:    t.stats.decodeErrors.Load(),
+		Played:          time.Duration(t.stats.played.Load()) * time.Second / audio.SampleRate,
+	}
+}
+
+// StartMic opens the microphone; its packets go on the track until
+// StopMic, DiscardMic or the end of the connection. The capture run belongs
+// to the connection, not to ctx, so a short-lived press handler's context
+// does not cut it short. With explicit turns, call it after
+// Session.StartAudioTurn (PushToTalk does both); without them, once the
+// session is established, and the microphone then stays open for the
+// session.
+func (t *WebRTCTransport) StartMic(ctx context.Context) error {
+	if t.mic == nil {
+		return ErrNoMicrophone
+	}
+	if err := t.err(); err != nil {
+		return err
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	return t.mic.Start(t.ctx)
+}
+
+// StopMic closes the microphone and returns once its last packet has been
+// written to the track, the point at which a turn may be committed (spec:
+// the client stops its microphone before commit). The error says why the
+// capture ended early, if it did, or that the connection ended first.
+func (t *WebRTCTransport) StopMic(ctx context.Context) error {
+	if t.mic == nil {
+		return ErrNoMicrophone
+	}
+	stopErr := t.mic.Stop()
+	dctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	defer context.AfterFunc(t.ctx, cancel)()
+	if err := t.mic.Drain(dctx); err != nil {
+		if cause := t.err(); cause != nil {
+			return cause
+		}
+		return fmt.Errorf("client: %w", err)
+	}
+	return stopErr
+}
+
+// DiscardMic closes the microphone and drops what it had not yet written,
+// for a cancelled turn whose audio the agent throws away anyway.
+func (t *WebRTCTransport) DiscardMic() error {
+	if t.mic == nil {
+		return ErrNoMicrophone
+	}
+	err := t.mic.Stop()
+	t.mic.Discard()
+	return err
+}
+
+// pumpMic writes microphone packets to the track for the connection's
+// life; it blocks in ReadPacket between runs. The microphone paces it in
+// real time, and each sample's Duration advances the RTP timestamp.
+func (t *WebRTCTransport) pumpMic() {
+	for {
+		p, err := t.mic.ReadPacket(t.ctx)
+		if err != nil {
+			return
+		}
+		if err := t.track.WriteSample(media.Sample{Data: p.Data, Duration: p.Duration}); err != nil {
+			t.log.Debug("client: writing a microphone packet", "err", err)
+			continue
+		}
+		t.stats.sent.Add(1)
+	}
+}
+
+// drainRTCP reads a sender's RTCP so that the interceptors see receiver
+// reports and pion's buffers never fill; it ends when the sender stops.
+func drainRTCP(s *webrtc.RTPSender) {
+	buf := make([]byte, 1500)
+	for {
+		if _, _, err := s.Read(buf); err != nil {
+			return
+		}
+	}
+}
+
+// onTrack takes the agent's one audio track; anything else breaks the
+// profile.
+func (t *WebRTCTransport) onTrack(tr *webrtc.TrackRemote, _ *webrtc.RTPReceiver) {
+	c := tr.Codec()
+	if tr.Kind() != webrtc.RTPCodecTypeAudio || !strings.EqualFold(c.MimeType, webrtc.MimeTypeOpus) || c.ClockRate != 48000 {
+		t.end(&incompatibleError{fmt.Errorf("the agent sent a %s track in %s/%d; %s has one Opus 48 kHz track", tr.Kind(), clipASCII(c.MimeType, 32), c.ClockRate, protocol.WebRTCProfile)})
+		return
+	}
+	t.mu.Lock()
+	second := t.remoteSeen
+	t.remoteSeen = true
+	t.mu.Unlock()
+	if second {
+		t.end(&incompatibleError{fmt.Errorf("the agent sent a second track; %s has one", protocol.WebRTCProfile)})
+		return
+	}
+	t.goOwned(func() { t.playTrack(tr) })
+}
+
+// playTrack decodes the agent's voice into the Sink, concealing short
+// gaps; without a Sink it only reads, so pion's buffers keep draining.
+func (t *WebRTCTransport) playTrack(tr *webrtc.TrackRemote) {
+	var dec *audio.Decoder
+	if t.sink != nil {
+		var err error
+		if dec, err = audio.NewDecoder(); err != nil {
+			t.log.Warn("client: no Opus decoder; the agent's voice is dropped", "err", err)
+		}
+	}
+	var last uint16
+	started := false
+	for {
+		pkt, _, err := tr.ReadRTP()
+		if err != nil {
+			return
+		}
+		t.stats.received.Add(1)
+		if started {
+			gap := pkt.SequenceNumber - last - 1
+			if gap >= 0x8000 {
+				continue // duplicate or late: its moment has passed
+			}
+			if gap > 0 {
+				t.stats.lost.Add(int64(gap))
+				if dec != nil && gap <= maxConcealedPackets {
+					if pcm, err := dec.DecodeLost(time.Duration(gap) * audio.FrameDuration); err == nil {
+						t.play(pcm)
+					}
+				}
+			}
+		}
+		last, started = pkt.SequenceNumber, true
+		if dec == nil || len(pkt.Payload) == 0 {
+			continue
+		}
+		pcm, err := dec.Decode(pkt.Payload)
+		if err != nil {
+			t.stats.decodeErrors.Add(1)
+			continue
+		}
+		if !t.play(pcm) {
+			dec = nil // the sink is closed: keep reading, stop decoding
+		}
+	}
+}
+
+func (t *WebRTCTransport) play(pcm []int16) bool {
+	if err := t.sink.Write(pcm); err != nil {
+		t.log.Warn("client: the audio sink refused the agent's voice", "err", err)
+		return false
+	}
+	t.stats.played.Add(int64(len(pcm)))
+	return true
+}

@@ -1,0 +1,392 @@
+package client
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/agentcall/acbridge/audio"
+	"github.com/agentcall/acbridge/protocol"
+	"github.com/pion/datachannel"
+	"github.com/pion/webrtc/v4"
+)
+
+// maxSendBuffered bounds what may wait in the data channel for an agent
+// that stopped reading; a send beyond it fails instead of growing memory.
+const maxSendBuffered = 1 << 20
+
+// errTransportClosed is the cause recorded when the owner closes the
+// transport.
+var errTransportClosed = errors.New("client: WebRTC transport closed")
+
+// WebRTCTransport is the agentcall-webrtc-0.1 transport: JSON frames on
+// the data channel (the same 0.1 frame rules as the WebSocket: UTF-8 text
+// only, at most 128 KiB, read through a bounded buffer), the microphone
+// on the audio track, the agent's voice decoded into a Sink.
+//
+// It is the one owner of every pion callback: callbacks only record what
+// happened and start goroutines the transport owns. The first of ICE
+// disconnection or failure, the peer connection failing or closing, the
+// agent breaking the profile, or Close ends the connection; a single
+// teardown then stops the microphone, closes the peer connection and waits
+// for pion's goroutines and ours, so none outlives Close.
+type WebRTCTransport struct {
+	log   *slog.Logger
+	sid   string
+	pc    *webrtc.PeerConnection
+	dc    *webrtc.DataChannel
+	track *webrtc.TrackLocalStaticSample
+	mic   *audio.Mic
+	sink  audio.Sink
+
+	ctx    context.Context // ends with the connection; capture runs under it
+	cancel context.CancelFunc
+
+	items    chan []byte   // frames from the reader, in order
+	recvDone chan struct{} // closed after the reader's last item; recvErr says why
+	opened   chan struct{} // closed once the channel is open and detached
+	ended    chan struct{} // closed by end
+	closing  chan struct{} // closed by Close: nobody will Recv any more
+
+	mu         sync.Mutex
+	cause      error                       // why the connection ended
+	raw        datachannel.ReadWriteCloser // the detached channel
+	recvErr    error
+	readerOn   bool // the frame reader was started
+	remoteSeen bool // the agent's track arrived
+	stopped    bool // Close is waiting: start no goroutine
+	wg         sync.WaitGroup
+
+	closeOnce sync.Once
+	stats     struct {
+		sent, received, lost, decodeErrors, played atomic.Int64
+	}
+}
+
+var _ Transport = (*WebRTCTransport)(nil)
+
+// newWebRTCTransport creates the peer connection with the profile's track
+// and channel and registers every callback.
+func newWebRTCTransport(api *webrtc.API, o *WebRTCOptions) (*WebRTCTransport, error) {
+	cfg := webrtc.Configuration{BundlePolicy: webrtc.BundlePolicyMaxBundle, RTCPMuxPolicy: webrtc.RTCPMuxPolicyRequire}
+	for _, s := range o.ICEServers {
+		cfg.ICEServers = append(cfg.ICEServers, webrtc.ICEServer{URLs: s.URLs, Username: s.Username, Credential: s.Credential})
+	}
+	pc, err := api.NewPeerConnection(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("client: webrtc: %w", err)
+	}
+	t := &WebRTCTransport{
+		log: o.Logger.With("session", o.SessionID), sid: o.SessionID, pc: pc, mic: o.Mic, sink: o.Sink,
+		items: make(chan []byte), recvDone: make(chan struct{}), opened: make(chan struct{}),
+		ended: make(chan struct{}), closing: make(chan struct{}),
+	}
+	t.ctx, t.cancel = context.WithCancel(context.Background())
+	t.wg.Add(1)
+	go t.teardown()
+	fail := func(err error) (*WebRTCTransport, error) {
+		t.Close(nil)
+		return nil, fmt.Errorf("client: webrtc: %w", err)
+	}
+	if t.track, err = webrtc.NewTrackLocalStaticSample(opusCodec, "audio", "acbridge"); err != nil {
+		return fail(err)
+	}
+	tr, err := pc.AddTransceiverFromTrack(t.track, webrtc.RTPTransceiverInit{Direction: webrtc.RTPTransceiverDirectionSendrecv})
+	if err != nil {
+		return fail(err)
+	}
+	t.goOwned(func() { drainRTCP(tr.Sender()) })
+	ordered, proto := true, protocol.DataChannelProto
+	if t.dc, err = pc.CreateDataChannel(protocol.DataChannelLabel, &webrtc.DataChannelInit{Ordered: &ordered, Protocol: &proto}); err != nil {
+		return fail(err)
+	}
+	pc.OnICEConnectionStateChange(func(s webrtc.ICEConnectionState) {
+		t.log.Debug("client: ICE state", "state", s.String())
+		switch s {
+		case webrtc.ICEConnectionStateDisconnected, webrtc.ICEConnectionStateFailed, webrtc.ICEConnectionStateClosed:
+			t.end(fmt.Errorf("%w (ICE %s)", ErrConnectionLost, s))
+		}
+	})
+	pc.OnConnectionStateChange(func(s webrtc.PeerConnectionState) {
+		switch s {
+		case webrtc.PeerConnectionStateFailed, webrtc.PeerConnectionStateClosed:
+			t.end(fmt.Errorf("%w (peer connection %s)", ErrConnectionLost, s))
+		}
+	})
+	pc.OnDataChannel(func(dc *webrtc.DataChannel) {
+		// The profile has one channel, the one the client opens: a channel
+		// the agent opens (any label or options) is outside it.
+		t.end(&incompatibleError{fmt.Errorf("the agent opened a data channel %q; %s carries events only on the %s channel the client opens",
+			clipASCII(dc.Label(), 64), protocol.WebRTCProfile, protocol.DataChannelLabel)})
+	})
+	pc.OnTrack(t.onTrack)
+	t.dc.OnOpen(t.onOpen)
+	t.dc.OnClose(func() { t.end(fmt.Errorf("%w (data channel closed)", ErrConnectionLost)) })
+	return t, nil
+}
+
+// connect runs offer/answer through post and waits for the channel.
+func (t *WebRTCTransport) connect(ctx context.Context, post func(context.Context, string) (string, error)) error {
+	offer, err := t.pc.CreateOffer(nil)
+	if err != nil {
+		return fmt.Errorf("client: webrtc offer: %w", err)
+	}
+	gathered := webrtc.GatheringCompletePromise(t.pc)
+	if err := t.pc.SetLocalDescription(offer); err != nil {
+		return fmt.Errorf("client: webrtc offer: %w", err)
+	}
+	// No trickle ICE in the profile's single POST: the offer carries every
+	// candidate.
+	select {
+	case <-gathered:
+	case <-ctx.Done():
+		return fmt.Errorf("client: gathering ICE candidates: %w", ctx.Err())
+	}
+	answer, err := post(ctx, t.pc.LocalDescription().SDP)
+	if err != nil {
+		return err
+	}
+	if err := checkAnswer(answer); err != nil {
+		return &incompatibleError{err}
+	}
+	if err := t.pc.SetRemoteDescription(webrtc.SessionDescription{Type: webrtc.SDPTypeAnswer, SDP: answer}); err != nil {
+		return &incompatibleError{fmt.Errorf("the SDP answer was not accepted: %w", err)}
+	}
+	if err := t.checkNegotiated(); err != nil {
+		return &incompatibleError{err}
+	}
+	select {
+	case <-t.opened:
+	case <-t.ended:
+		return t.err()
+	case <-ctx.Done():
+		return fmt.Errorf("client: waiting for the data channel: %w", ctx.Err())
+	}
+	if t.mic != nil {
+		// Packets left from an earlier session are not this one's audio.
+		t.mic.Discard()
+		t.goOwned(t.pumpMic)
+	}
+	t.log.Debug("client: WebRTC transport open")
+	return nil
+}
+
+// checkNegotiated confirms what pion made of the answer: the sender's
+// codec must be Opus with the profile's clock rate.
+func (t *WebRTCTransport) checkNegotiated() error {
+	for _, tr := range t.pc.GetTransceivers() {
+		if tr.Sender() == nil {
+			continue
+		}
+		cs := tr.Sender().GetParameters().Codecs
+		if len(cs) == 0 || !strings.EqualFold(cs[0].MimeType, webrtc.MimeTypeOpus) || cs[0].ClockRate != 48000 {
+			return errors.New("no Opus 48 kHz codec was negotiated for the audio track")
+		}
+	}
+	return nil
+}
+
+// onOpen detaches the channel, so reads go through our bounded buffer, and
+// starts the frame reader.
+func (t *WebRTCTransport) onOpen() {
+	raw, err := t.dc.Detach()
+	if err != nil {
+		t.end(fmt.Errorf("client: webrtc data channel: %w", err))
+		return
+	}
+	t.mu.Lock()
+	if t.stopped || t.cause != nil {
+		t.mu.Unlock()
+		raw.Close()
+		return
+	}
+	t.raw, t.readerOn = raw, true
+	t.wg.Add(1)
+	t.mu.Unlock()
+	go t.readFrames(raw)
+	close(t.opened)
+}
+
+// readFrames hands each message to Recv, applying the 0.1 frame rules. It
+// stops at the first violation: the session then fails and closes.
+func (t *WebRTCTransport) readFrames(raw datachannel.ReadWriteCloser) {
+	defer t.wg.Done()
+	var err error
+	defer func() {
+		t.mu.Lock()
+		t.recvErr = err
+		t.mu.Unlock()
+		close(t.recvDone)
+	}()
+	buf := make([]byte, protocol.MaxFrameBytes+1)
+	for {
+		n, isString, rerr := raw.ReadDataChannel(buf)
+		switch {
+		case errors.Is(rerr, io.ErrShortBuffer):
+			err = &protocol.Error{Code: protocol.CodeFrameSize, Message: fmt.Sprintf("a data channel message is larger than %d bytes", protocol.MaxFrameBytes+1)}
+			return
+		case rerr != nil:
+			err = t.lost(rerr)
+			return
+		}
+		if err = protocol.CheckFrame(buf[:n], !isString); err != nil {
+			return
+		}
+		select {
+		case t.items <- append([]byte(nil), buf[:n]...):
+		case <-t.closing:
+			err = errTransportClosed
+			return
+		}
+	}
+}
+
+// lost names why a read failed: the recorded cause if the connection
+// ended, else the channel itself went away.
+func (t *WebRTCTransport) lost(rerr error) error {
+	if err := t.err(); err != nil {
+		return err
+	}
+	err := fmt.Errorf("%w (data channel: %v)", ErrConnectionLost, rerr)
+	t.end(err)
+	return err
+}
+
+// Send writes one text frame to the data channel.
+func (t *WebRTCTransport) Send(ctx context.Context, frame []byte) error {
+	if err := protocol.CheckFrame(frame, false); err != nil {
+		return err
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	t.mu.Lock()
+	raw, cause := t.raw, t.cause
+	t.mu.Unlock()
+	if cause != nil {
+		return cause
+	}
+	if raw == nil {
+		return errors.New("client: the data channel is not open")
+	}
+	if n := t.dc.BufferedAmount(); n > maxSendBuffered {
+		return fmt.Errorf("client: the agent is not reading its data channel (%d bytes waiting)", n)
+	}
+	if _, err := raw.WriteDataChannel(frame, true); err != nil {
+		return fmt.Errorf("client: data channel: %w", err)
+	}
+	return nil
+}
+
+// Recv returns the next frame. After the connection ended it returns why:
+// a *protocol.Error for a broken frame rule, an error wrapping
+// ErrConnectionLost when the connection went away.
+func (t *WebRTCTransport) Recv(ctx context.Context) ([]byte, error) {
+	select {
+	case f := <-t.items:
+		return f, nil
+	case <-t.recvDone:
+		t.mu.Lock()
+		defer t.mu.Unlock()
+		return nil, t.recvErr
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// Close ends the connection and waits until every goroutine of the
+// transport and of its peer connection has returned. A data channel has
+// no close reason, so cause is only logged. Safe to call more than once.
+func (t *WebRTCTransport) Close(cause error) error {
+	t.closeOnce.Do(func() {
+		if codes := protocol.Codes(cause); len(codes) > 0 {
+			t.log.Info("client: closing the WebRTC transport after a protocol error", "code", codes[0])
+		}
+		t.end(errTransportClosed)
+		close(t.closing)
+		t.mu.Lock()
+		t.stopped = true
+		t.mu.Unlock()
+		t.wg.Wait()
+	})
+	return nil
+}
+
+// end records the first reason the connection ends and starts teardown.
+// Callbacks call it; it never blocks.
+func (t *WebRTCTransport) end(err error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.cause != nil {
+		return
+	}
+	t.cause = err
+	close(t.ended)
+}
+
+// teardown is the single place the connection is taken down, whatever
+// ended it.
+func (t *WebRTCTransport) teardown() {
+	defer t.wg.Done()
+	<-t.ended
+	t.cancel()
+	if t.mic != nil {
+		// The microphone is open only while the session has audio.
+		_ = t.mic.Stop()
+		t.mic.Discard()
+	}
+	t.mu.Lock()
+	raw := t.raw
+	t.mu.Unlock()
+	if raw != nil {
+		_ = raw.Close()
+	}
+	if err := t.pc.GracefulClose(); err != nil {
+		t.log.Debug("client: closing the peer connection", "err", err)
+	}
+	t.mu.Lock()
+	if !t.readerOn {
+		// Recv must not wait for a reader that never started.
+		t.readerOn, t.recvErr = true, t.cause
+		close(t.recvDone)
+	}
+	t.mu.Unlock()
+	t.log.Debug("client: WebRTC transport closed", "packets_sent", t.stats.sent.Load(), "packets_received", t.stats.received.Load())
+}
+
+// goOwned starts f as a goroutine Close waits for, unless Close already
+// began.
+func (t *WebRTCTransport) goOwned(f func()) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.stopped {
+		return false
+	}
+	t.wg.Add(1)
+	go func() {
+		defer t.wg.Done()
+		f()
+	}()
+	return true
+}
+
+// err is why the connection ended, or nil.
+func (t *WebRTCTransport) err() error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.cause
+}
+
+// Done is closed when the connection has ended; Err says why.
+func (t *WebRTCTransport) Done() <-chan struct{} { return t.ended }
+
+// Err is why the connection ended (nil while it is up).
+func (t *WebRTCTransport) Err() error { return t.err() }
+
+// SessionID is the AgentCall-Session-ID sent with the offer.
+func (t *WebRTCTransport) SessionID() string { return t.sid }

@@ -1,0 +1,38 @@
+package client
+
+import (
+	"net"
+	"testing"
+)
+
+// The agent's ICE candidates are held to the policy's address rules, so an
+// answer cannot point the kiosk's connectivity checks at its LAN.
+func TestRemoteCandidatePolicy(t *testing.T) {
+	cases := []struct {
+		ip          string
+		prod, local bool
+	}{
+		{"93.184.216.34", true, true},
+		{"2606:2800:220:1:248:1893:25c8:1946", true, true},
+		{"127.0.0.1", false, true},
+		{"::1", false, true},
+		{"10.0.0.1", false, false},
+		{"192.168.1.20", false, false},
+		{"172.17.0.2", false, false},
+		{"169.254.169.254", false, false},
+		{"fe80::1", false, false},
+		{"100.64.0.1", false, false},
+		{"0.0.0.0", false, false},
+		{"::ffff:10.0.0.1", false, false},
+	}
+	prod, local := (&Policy{}).orDefault(), (&Policy{AllowInsecureLocal: true}).orDefault()
+	for _, c := range cases {
+		ip := net.ParseIP(c.ip)
+		if got := prod.remoteCandidateAllowed(ip); got != c.prod {
+			t.Errorf("%s under the production policy: %v", c.ip, got)
+		}
+		if got := local.remoteCandidateAllowed(ip); got != c.local {
+			t.Errorf("%s under the local-development policy: %v", c.ip, got)
+		}
+	}
+}

@@ -1,0 +1,345 @@
+package client_test
+
+import (
+	"context"
+	"errors"
+	"math"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/agentcall/acbridge/agent"
+	"github.com/agentcall/acbridge/audio"
+	"github.com/agentcall/acbridge/client"
+	"github.com/agentcall/acbridge/conformance"
+	"github.com/agentcall/acbridge/protocol"
+)
+
+// rtcAgent is the reference agent with transport webrtc on a real
+// loopback HTTP listener, reached under the local-development policy.
+type rtcAgent struct {
+	*agent.Agent
+	srv   *httptest.Server
+	mu    sync.Mutex
+	turns []agent.AudioTurn
+}
+
+func startRTCAgent(t testing.TB, opts *agent.Options) *rtcAgent {
+	t.Helper()
+	if opts == nil {
+		opts = &agent.Options{}
+	}
+	ra := &rtcAgent{}
+	opts.Transport = protocol.TransportWebRTC
+	opts.OnAudioTurn = func(at agent.AudioTurn) {
+		ra.mu.Lock()
+		ra.turns = append(ra.turns, at)
+		ra.mu.Unlock()
+	}
+	ra.Agent = agent.New(opts)
+	ra.srv = httptest.NewServer(ra.Agent)
+	t.Cleanup(func() {
+		ra.srv.Close()
+		ra.Agent.Close()
+	})
+	return ra
+}
+
+func (ra *rtcAgent) audioTurns() []agent.AudioTurn {
+	ra.mu.Lock()
+	defer ra.mu.Unlock()
+	return append([]agent.AudioTurn(nil), ra.turns...)
+}
+
+func discoverRTC(t testing.TB, ra *rtcAgent) *client.Agent {
+	t.Helper()
+	ag, err := client.Discover(context.Background(), ra.srv.URL, "", &client.Policy{AllowInsecureLocal: true, TotalTimeout: 10 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ag.Card.Params.AGUI.Transport != protocol.TransportWebRTC || !ag.Card.ExplicitTurns() {
+		t.Fatalf("card: %+v", ag.Card.Params.AGUI)
+	}
+	return ag
+}
+
+// The public walkthrough replays clean, texts included, over the data
+// channel: the session engine's rules run unchanged on WebRTC.
+func TestWebRTCWalkthroughReplays(t *testing.T) {
+	ra := startRTCAgent(t, nil)
+	ag := discoverRTC(t, ra)
+	ctx := context.Background()
+	tr, err := ag.Dial(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	steps, err := conformance.ParseTrace(conformance.PublicFixtures)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := conformance.Replay(ctx, tr, ag.Card, steps, &conformance.ReplayOptions{StrictText: true})
+	if !r.Passed {
+		t.Fatalf("diverged: %v", r.Divergence)
+	}
+}
+
+// A push-to-talk turn of about a second from the audiotest microphone
+// reaches the agent as Opus packets carrying the test tone, and the
+// agent's reply is decoded into a WAV sink with its exact duration.
+func TestWebRTCPushToTalk(t *testing.T) {
+	ra := startRTCAgent(t, nil)
+	ag := discoverRTC(t, ra)
+	ctx := context.Background()
+	mic, err := audio.OpenMic(&audio.MicOptions{Device: audio.TestDevice})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer mic.Close()
+	wavPath := filepath.Join(t.TempDir(), "reply.wav")
+	wav, err := audio.CreateWAV(wavPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer wav.Close()
+	tr, err := ag.DialWebRTC(ctx, &client.WebRTCOptions{SessionID: "ptt-1", Mic: mic, Sink: wav})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := client.Start(ctx, tr, ag.Card, &client.Options{SessionID: tr.SessionID(), ExplicitTurns: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if mic.Running() {
+		t.Fatal("microphone open before any turn")
+	}
+	ptt, err := client.NewPushToTalk(s, tr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	turn, err := ptt.Press(ctx)
+	if err != nil || turn != 1 {
+		t.Fatalf("press: turn %d, %v", turn, err)
+	}
+	if _, err := ptt.Press(ctx); !errors.Is(err, client.ErrTurnOpen) {
+		t.Fatalf("second press: %v", err)
+	}
+	if !mic.Running() {
+		t.Fatal("microphone not open during the turn")
+	}
+	time.Sleep(time.Second)
+	if got, err := ptt.Release(ctx); err != nil || got != turn {
+		t.Fatalf("release: turn %d, %v", got, err)
+	}
+	if mic.Running() {
+		t.Fatal("microphone still open after release")
+	}
+	var texts []string
+	for done := false; !done; {
+		env := nextEvent(t, s)
+		switch env.Event.Type {
+		case protocol.EventTextDelta:
+			texts = append(texts, env.Event.Text)
+		case protocol.EventRunCompleted:
+			done = true
+		}
+	}
+	turns := ra.audioTurns()
+	if len(turns) != 1 || !turns[0].Committed || turns[0].Turn != turn {
+		t.Fatalf("agent saw turns %+v", turns)
+	}
+	at := turns[0]
+	t.Logf("agent heard %+v", at)
+	if at.Packets < 45 || at.DecodeErrors != 0 {
+		t.Errorf("agent heard %d packets (%d undecodable); a 1 s turn is 50", at.Packets, at.DecodeErrors)
+	}
+	if db := audio.DBFS(at.Levels.RMS); db < -20 {
+		t.Errorf("agent heard %.1f dBFS; the test tone is about -15", db)
+	}
+	if math.Abs(at.Levels.Dominant-audio.TestToneHz) > 3 {
+		t.Errorf("agent heard %.1f Hz, want the test tone's %.0f", at.Levels.Dominant, audio.TestToneHz)
+	}
+	if want := "Heard " + strconv.Itoa(at.Packets) + " packets."; len(texts) != 1 || texts[0] != want {
+		t.Errorf("texts %q, want %q", texts, want)
+	}
+	// The reply's last packets may still be on their way when
+	// run.completed arrives on the other path.
+	reply := audio.DefaultVoiceDuration
+	deadline := time.Now().Add(5 * time.Second)
+	for tr.Stats().Played < reply && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if err := s.End(ctx); err != nil {
+		t.Fatal(err)
+	}
+	st := tr.Stats()
+	if st.PacketsSent < 45 || st.PacketsLost != 0 || st.DecodeErrors != 0 {
+		t.Errorf("stats %+v", st)
+	}
+	if err := wav.Close(); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(wavPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := audio.ParseWAV(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w.Duration() != reply {
+		t.Errorf("WAV holds %v of the agent's voice, want %v", w.Duration(), reply)
+	}
+	if f := audio.DominantFrequency(w.Samples, audio.SampleRate); math.Abs(f-audio.DefaultVoicePitch) > 3 {
+		t.Errorf("reply at %.1f Hz, want %.0f", f, audio.DefaultVoicePitch)
+	}
+}
+
+// A cancelled turn is never answered; the microphone is closed and the
+// next turn takes the next number.
+func TestWebRTCCancelledTurn(t *testing.T) {
+	ra := startRTCAgent(t, nil)
+	ag := discoverRTC(t, ra)
+	ctx := context.Background()
+	mic, err := audio.OpenMic(&audio.MicOptions{Device: audio.TestDevice})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer mic.Close()
+	tr, err := ag.DialWebRTC(ctx, &client.WebRTCOptions{Mic: mic})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := client.Start(ctx, tr, ag.Card, &client.Options{SessionID: tr.SessionID(), ExplicitTurns: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	ptt, _ := client.NewPushToTalk(s, tr)
+	if _, err := ptt.Press(ctx); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(200 * time.Millisecond)
+	if err := ptt.Cancel(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if mic.Running() {
+		t.Fatal("microphone open after cancel")
+	}
+	if turn, err := s.Say(ctx, "hello"); err != nil || turn != 2 {
+		t.Fatalf("text turn after a cancelled audio turn: %d %v", turn, err)
+	}
+	if env := nextEvent(t, s); env.Event.Type != protocol.EventRunStarted {
+		t.Fatalf("got %+v", env)
+	}
+	turns := ra.audioTurns()
+	if len(turns) != 1 || turns[0].Committed || turns[0].Turn != 1 {
+		t.Fatalf("agent saw %+v", turns)
+	}
+}
+
+// Without explicit turns negotiated, push-to-talk is refused locally.
+func TestWebRTCPushToTalkNeedsExplicitTurns(t *testing.T) {
+	ra := startRTCAgent(t, nil)
+	ag := discoverRTC(t, ra)
+	ctx := context.Background()
+	tr, err := ag.DialWebRTC(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := client.Start(ctx, tr, ag.Card, &client.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if _, err := client.NewPushToTalk(s, tr); !errors.Is(err, client.ErrNoExplicitTurns) {
+		t.Fatalf("got %v", err)
+	}
+	if _, err := s.StartAudioTurn(ctx); protocol.Codes(err)[0] != protocol.CodeAudioTurn {
+		t.Fatalf("audio.turn.start without negotiation: %v", err)
+	}
+	if err := tr.StartMic(ctx); !errors.Is(err, client.ErrNoMicrophone) {
+		t.Fatalf("StartMic without a microphone: %v", err)
+	}
+}
+
+// When the agent goes away mid-session, the session ends with
+// ErrConnectionLost, and Close leaves no goroutine behind (TestMain's
+// goleak check covers every test in the package).
+func TestWebRTCAgentGoneEndsSession(t *testing.T) {
+	ra := startRTCAgent(t, nil)
+	ag := discoverRTC(t, ra)
+	ctx := context.Background()
+	mic, err := audio.OpenMic(&audio.MicOptions{Device: audio.TestDevice})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer mic.Close()
+	tr, err := ag.DialWebRTC(ctx, &client.WebRTCOptions{Mic: mic})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := client.Start(ctx, tr, ag.Card, &client.Options{SessionID: tr.SessionID(), ExplicitTurns: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	ptt, _ := client.NewPushToTalk(s, tr)
+	if _, err := ptt.Press(ctx); err != nil {
+		t.Fatal(err)
+	}
+	ra.Agent.Close()
+	select {
+	case <-s.Done():
+	case <-time.After(10 * time.Second):
+		t.Fatal("session still running after the agent closed")
+	}
+	if !errors.Is(s.Err(), client.ErrConnectionLost) {
+		t.Fatalf("session ended with %v", s.Err())
+	}
+	if mic.Running() {
+		t.Fatal("microphone left open after the connection was lost")
+	}
+	if _, err := ptt.Release(ctx); err == nil {
+		t.Fatal("release after the session ended succeeded")
+	}
+}
+
+// The offer carries host candidates on loopback only when the agent is on
+// loopback (the local-development policy), and no others.
+func TestWebRTCOfferHasLoopbackCandidatesOnly(t *testing.T) {
+	var mu sync.Mutex
+	var offer string
+	fa := newFakeAgent(t)
+	fa.onOffer = func(sdp string) string {
+		mu.Lock()
+		offer = sdp
+		mu.Unlock()
+		return sdp
+	}
+	tr, err := fa.discover(t).Dial(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr.Close(nil)
+	mu.Lock()
+	defer mu.Unlock()
+	n := 0
+	for _, line := range strings.Split(offer, "\n") {
+		if !strings.HasPrefix(line, "a=candidate:") {
+			continue
+		}
+		n++
+		if f := strings.Fields(line); len(f) < 8 || !(f[4] == "127.0.0.1" || f[4] == "::1") || f[7] != "host" {
+			t.Errorf("candidate %q", line)
+		}
+	}
+	if n == 0 {
+		t.Fatal("offer without candidates")
+	}
+}
