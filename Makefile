@@ -36,12 +36,13 @@ test: deps vet
 	scripts/check-unit.sh
 	$(GO) build -o $(BIN) ./cmd/acbridge
 	interop/run.sh $(BIN)
-	[ ! -x scripts/pcscd.sh ] || scripts/pcscd.sh start
+	scripts/pcscd.sh start
 	ACBRIDGE_REQUIRE_SERVICES=1 $(GO) test $(RACE) -count=1 -timeout 40m ./... ; \
-	  status=$$?; [ ! -x scripts/pcscd.sh ] || scripts/pcscd.sh stop || true; exit $$status
+	  status=$$?; scripts/pcscd.sh stop || true; exit $$status
 
 bench:
 	scripts/install-deps.sh bench
+	scripts/pcscd.sh start
 	$(GO) test -run '^$$' -bench . -benchtime 200x ./...
 
 clean:

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/agentcall/acbridge/audio"
 	"github.com/agentcall/acbridge/backoff"
 	"github.com/agentcall/acbridge/button"
 	"github.com/agentcall/acbridge/client"
@@ -37,7 +38,11 @@ type Options struct {
 	Token    string
 	Policy   *client.Policy
 
-	Reader  TagReader     // nil: no reader configured
+	Reader TagReader // nil: no reader configured
+	// Mic and Speaker carry voice with agents that own it over WebRTC;
+	// nil: none (the session still runs, without audio).
+	Mic     *audio.Mic
+	Speaker audio.Sink
 	Camera  Camera        // nil: no camera configured
 	Buttons button.Source // nil: no buttons (only agent requests then wait)
 	// Texts carries typed user turns (the demo, a technician's keyboard, the

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/agentcall/acbridge/agent"
+	"github.com/agentcall/acbridge/audio"
+	"github.com/agentcall/acbridge/audio/audiotest"
 	"github.com/agentcall/acbridge/bridge"
 	"github.com/agentcall/acbridge/button"
 	"github.com/agentcall/acbridge/button/buttontest"
@@ -62,6 +64,11 @@ type rig struct {
 	cancel  context.CancelFunc
 	done    chan error
 	cam     *camera.Device
+	// agentOpts configures the reference agent (nil: WebSocket defaults).
+	agentOpts *agent.Options
+	// mic and speaker are set for WebRTC rigs.
+	mic     *audio.Mic
+	speaker *audiotest.Recorder
 }
 
 func (r *rig) serve(addr string) {
@@ -70,7 +77,7 @@ func (r *rig) serve(addr string) {
 		r.t.Fatal(err)
 	}
 	r.addr = ln.Addr().String()
-	r.agent = agent.New(nil)
+	r.agent = agent.New(r.agentOpts)
 	r.srv = &http.Server{Handler: r.agent}
 	go r.srv.Serve(ln)
 }
@@ -80,8 +87,11 @@ func (r *rig) stopAgent() {
 	r.agent.Close()
 }
 
-func newRig(t *testing.T) *rig {
+func newRig(t *testing.T, setup ...func(*rig)) *rig {
 	r := &rig{t: t, texts: make(chan string), out: &bridge.Transcript{}, log: &bridge.Transcript{}, done: make(chan error, 1)}
+	for _, f := range setup {
+		f(r)
+	}
 	r.serve("127.0.0.1:0")
 	base := "http://" + r.addr
 	ks, err := keystore.Create(filepath.Join(t.TempDir(), "keystore.json"))
@@ -104,6 +114,8 @@ func newRig(t *testing.T) *rig {
 		Policy:        &client.Policy{AllowInsecureLocal: true},
 		Reader:        r.reader,
 		Camera:        &bridge.CameraJPEG{Cam: r.cam},
+		Mic:           r.mic,
+		Speaker:       r.speakerSink(),
 		Buttons:       r.buttons,
 		Texts:         r.texts,
 		Window:        3 * time.Second,
@@ -136,6 +148,9 @@ func (r *rig) stop() {
 	r.stopAgent()
 	r.buttons.Close()
 	r.cam.Close()
+	if r.mic != nil {
+		r.mic.Close()
+	}
 }
 
 func (r *rig) press(control string) {
@@ -229,4 +244,48 @@ func TestModalitiesFollowTheHardware(t *testing.T) {
 	waitFor(t, r.out, "you can use: tag scan, photo]", 2)
 	r.press(button.Scan)
 	waitFor(t, r.out, "[reader armed", 1)
+}
+
+// Push-to-talk with an agent that owns voice over WebRTC: the held talk
+// control streams the test microphone; the agent counts the packets and
+// answers with a voice that reaches the speaker.
+func TestPushToTalkOverWebRTC(t *testing.T) {
+	heard := make(chan agent.AudioTurn, 1)
+	r := newRig(t, func(r *rig) {
+		r.agentOpts = &agent.Options{Transport: "webrtc", OnAudioTurn: func(a agent.AudioTurn) { heard <- a }}
+		mic, err := audio.OpenMic(&audio.MicOptions{Device: audio.TestDevice})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.mic, r.speaker = mic, audiotest.NewRecorder()
+	})
+	waitFor(t, r.out, "[hold TALK to speak to the agent]", 1)
+	r.buttons.Press(button.Talk)
+	waitFor(t, r.out, "[listening", 1)
+	time.Sleep(time.Second)
+	r.buttons.Release(button.Talk)
+	waitFor(t, r.out, "[spoken]", 1)
+	waitFor(t, r.out, "agent: Heard ", 1)
+	select {
+	case a := <-heard:
+		if a.Packets < 45 {
+			t.Errorf("the agent heard %d packets for ~1 s of speech", a.Packets)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the agent reported no audio turn")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := r.speaker.Wait(ctx, 500*time.Millisecond); err != nil {
+		t.Fatalf("the agent's voice did not reach the speaker: %v (got %v)", err, r.speaker.Duration())
+	}
+}
+
+// speakerSink is the recorder as an audio.Sink, or nil (a nil
+// *audiotest.Recorder in the interface would not be nil).
+func (r *rig) speakerSink() audio.Sink {
+	if r.speaker == nil {
+		return nil
+	}
+	return r.speaker
 }

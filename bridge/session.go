@@ -30,6 +30,30 @@ type conv struct {
 	spoke      bool
 	speakText  bool // voice.owner is "client": speak the agent's text
 	offered    []protocol.Modality
+	rtc        *client.WebRTCTransport // nil on WebSocket
+	ptt        *client.PushToTalk      // nil without explicit turns
+}
+
+// startVoice sets up the microphone of a WebRTC session: push-to-talk on the
+// talk control when explicit turns were negotiated, otherwise the
+// microphone open for the whole session ("the microphone is open only
+// while a session has audio").
+func (c *conv) startVoice(ctx context.Context, rtc *client.WebRTCTransport) error {
+	c.rtc = rtc
+	if c.b.o.Mic == nil {
+		c.b.info("this agent listens, but no microphone is configured")
+		return nil
+	}
+	if c.s.ExplicitTurns() {
+		ptt, err := client.NewPushToTalk(c.s, rtc)
+		if err != nil {
+			return err
+		}
+		c.ptt = ptt
+		c.b.info("hold TALK to speak to the agent")
+		return nil
+	}
+	return rtc.StartMic(ctx)
 }
 
 // errHardwareChanged ends a session whose offered modalities no longer match
@@ -52,17 +76,34 @@ func (b *Bridge) session(ctx context.Context) (established bool, err error) {
 	if err != nil {
 		return false, err
 	}
-	t, err := ag.Dial(ctx)
+	var t client.Transport
+	var rtc *client.WebRTCTransport
+	opts := &client.Options{Modalities: b.present(), Logger: b.log}
+	if ag.Card.Params.AGUI.Transport == protocol.TransportWebRTC {
+		rtc, err = ag.DialWebRTC(ctx, &client.WebRTCOptions{Mic: b.o.Mic, Sink: b.o.Speaker, Logger: b.log.With("part", "webrtc")})
+		t = rtc
+		if err == nil {
+			opts.SessionID, opts.ExplicitTurns = rtc.SessionID(), b.o.Mic != nil
+		}
+	} else {
+		t, err = ag.Dial(ctx)
+	}
 	if err != nil {
 		return false, err
 	}
-	mods := b.present()
-	s, err := client.Start(ctx, t, ag.Card, &client.Options{Modalities: mods, Logger: b.log})
+	mods := opts.Modalities
+	s, err := client.Start(ctx, t, ag.Card, opts)
 	if err != nil {
 		return false, err
 	}
 	c := &conv{b: b, s: s, origin: ag.Origin, results: make(chan collected, 1), offered: mods,
 		speakText: ag.Card.Params.Voice.Owner == "client"}
+	if rtc != nil {
+		if err := c.startVoice(ctx, rtc); err != nil {
+			s.Close()
+			return true, err
+		}
+	}
 	b.o.Metrics.session()
 	b.state(State{Connected: true, Agent: ag.Origin, Modalities: s.Negotiated()})
 	b.log.Info("agent session established", "agent", ag.Origin, "transport", ag.Card.Params.AGUI.Transport,
@@ -203,14 +244,15 @@ func (c *conv) press(ctx context.Context, ev button.Event) bool {
 		}
 		return false
 	}
+	if ev.Control == button.Talk {
+		c.talk(ctx, ev)
+		return false
+	}
 	if !ev.Pressed || ev.Long {
 		return false
 	}
 	mod, ok := modalityFor(ev.Control)
 	if !ok {
-		if ev.Control == button.Talk {
-			b.info("talk needs an agent that owns voice over WebRTC with explicit turns")
-		}
 		return false
 	}
 	if !slices.Contains(c.s.Negotiated(), mod) {
@@ -340,4 +382,34 @@ func (c *conv) say(ctx context.Context, text string) {
 		return
 	}
 	c.b.show(notice.Notice{Kind: notice.User, Text: text})
+}
+
+// talk is push-to-talk: a press opens an explicit audio turn (the
+// microphone on), the release commits it (the microphone off first).
+func (c *conv) talk(ctx context.Context, ev button.Event) {
+	b := c.b
+	if c.ptt == nil {
+		if ev.Pressed && !ev.Long {
+			b.info("talk needs an agent that owns voice over WebRTC with explicit turns")
+		}
+		return
+	}
+	switch {
+	case ev.Long:
+	case ev.Pressed:
+		if _, err := c.ptt.Press(ctx); err != nil {
+			b.info("cannot talk now: %v", err)
+			return
+		}
+		b.show(notice.Notice{Kind: notice.Armed, Control: button.Talk, Text: "listening: speak, then let go of TALK"})
+	default:
+		if _, open := c.ptt.Open(); !open {
+			return
+		}
+		if _, err := c.ptt.Release(ctx); err != nil {
+			b.show(notice.Notice{Kind: notice.Disarmed, Control: button.Talk, Text: fmt.Sprintf("talk: %v", err)})
+			return
+		}
+		b.show(notice.Notice{Kind: notice.Sent, Control: button.Talk, Text: "spoken"})
+	}
 }

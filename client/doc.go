@@ -7,6 +7,7 @@
 // protocol.Session.
 //
 // The session engine runs unchanged over any Transport: a WebSocket today,
-// the WebRTC data channel later. Events reach the owner through one channel
+// the WebRTC data channel (webrtc*.go: one Opus track each way, the
+// agentcall.events channel, push-to-talk explicit turns). Events reach the owner through one channel
 // (Session.Events); nothing else calls back.
 package client

@@ -152,8 +152,11 @@ func (s *state) apply(n notice.Notice, now time.Time) {
 		// Shown from the control alone: whatever else a notice might carry
 		// never reaches the page.
 		what := "tag sent"
-		if n.Control == button.Photo {
+		switch n.Control {
+		case button.Photo:
 			what = "photo sent"
+		case button.Talk:
+			what = "spoken"
 		}
 		if s.armed == n.Control {
 			s.armed, s.armedText = "", ""

@@ -15,6 +15,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/agentcall/acbridge/audio"
 	"github.com/agentcall/acbridge/bridge"
 	"github.com/agentcall/acbridge/button"
 	"github.com/agentcall/acbridge/button/evdev"
@@ -41,6 +42,8 @@ type parts struct {
 	metrics *bridge.Metrics
 	metSrv  *http.Server
 	kiosk   *kiosk.Server
+	mic     *audio.Mic
+	speaker audio.Sink
 	token   string
 	closers []func() error
 	wg      sync.WaitGroup
@@ -114,6 +117,18 @@ func build(ctx context.Context, cfg *config.Config, e *env, log *slog.Logger) (*
 		p.closers = append(p.closers, cam.Close)
 		p.camera = &bridge.CameraJPEG{Cam: cam, Attached: cameraAttached(cfg.Camera.Device)}
 	}
+	// Voice: the microphone is only resolved here (opened per turn); the
+	// speaker opens when an agent's voice first arrives. A kiosk without
+	// them still talks to text agents.
+	if mic, err := audio.OpenMic(&audio.MicOptions{Device: cfg.Audio.Microphone, Logger: log.With("part", "audio")}); err != nil {
+		log.Info("no microphone: agents that own voice cannot hear this kiosk", "err", err)
+	} else {
+		p.mic = mic
+		p.closers = append(p.closers, mic.Close)
+	}
+	spk := &lazySpeaker{opts: audio.SpeakerOptions{Device: cfg.Audio.Speaker, Logger: log.With("part", "audio")}, log: log}
+	p.speaker = spk
+	p.closers = append(p.closers, spk.Close)
 	srcs, err := openButtons(cfg, e, log)
 	if err != nil {
 		return fail(err)
@@ -320,6 +335,7 @@ func bridgeOptions(cfg *config.Config, p *parts, e *env, onState func(bridge.Sta
 	if p.kiosk != nil {
 		o.Display = p.kiosk.Display
 	}
+	o.Mic, o.Speaker = p.mic, p.speaker
 	return o
 }
 
@@ -330,4 +346,44 @@ func auditLogger(log *slog.Logger) *slog.Logger {
 		return slog.New(journallog.New(slog.LevelInfo)).With("log", "audit")
 	}
 	return log.With("log", "audit")
+}
+
+// lazySpeaker opens the speaker when the first audio arrives, so that a
+// kiosk talking to text agents never holds the sound device. A speaker that
+// cannot be opened is reported once and its audio dropped.
+type lazySpeaker struct {
+	opts   audio.SpeakerOptions
+	log    *slog.Logger
+	mu     sync.Mutex
+	spk    *audio.Speaker
+	failed bool
+}
+
+func (l *lazySpeaker) Write(pcm []int16) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.spk == nil && !l.failed {
+		spk, err := audio.OpenSpeaker(&l.opts)
+		if err != nil {
+			l.failed = true
+			l.log.Warn("no speaker: the agent's voice is not played", "err", err)
+			return nil
+		}
+		l.spk = spk
+	}
+	if l.spk == nil {
+		return nil
+	}
+	return l.spk.Write(pcm)
+}
+
+func (l *lazySpeaker) Close() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.spk != nil {
+		err := l.spk.Close()
+		l.spk = nil
+		return err
+	}
+	return nil
 }
