@@ -1,0 +1,308 @@
+package accept
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/user"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/agentcall/acbridge/audio"
+	"github.com/agentcall/acbridge/button/evdev"
+	"github.com/agentcall/acbridge/camera"
+	"github.com/agentcall/acbridge/keystore"
+	"github.com/agentcall/acbridge/nfc"
+)
+
+// The environment steps: what must be true of the machine before any
+// device can work. They need nobody at the kiosk and finish in a second or
+// two, which makes them `acbridge doctor`.
+
+const envTimeout = 5 * time.Second
+
+// Access modes of access(2).
+const (
+	accessR = 0x4
+	accessW = 0x2
+)
+
+// Sane clock bounds: before minClock the clock was never set (a Raspberry
+// Pi without RTC boots near its image date or 1970), TLS certificates fail
+// and capturedAt lies.
+var (
+	minClock = time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+	maxClock = time.Date(2100, 1, 1, 0, 0, 0, 0, time.UTC)
+)
+
+func (r *runner) envSteps() []*step {
+	mk := func(id, title string, run func(ctx context.Context, t *T) error) *step {
+		return &step{id: id, group: GroupEnvironment, title: title, timeout: envTimeout, run: run}
+	}
+	return []*step{
+		mk("env.config", "the configuration loads and validates", r.envConfig),
+		mk("env.pcscd", "pcscd is reachable", r.envPCSCD),
+		mk("env.polkit", "pcscd (polkit) lets this user in", r.envPolkit),
+		mk("env.pn533", "no pn533 kernel driver holds the reader", r.envPN533),
+		mk("env.camera", "this user may open the camera", r.envCamera),
+		mk("env.audio", "this user may open the microphone and speaker", r.envAudio),
+		mk("env.gpio", "this user may open the GPIO chips", r.envGPIO),
+		mk("env.input", "this user may read the button keypads", r.envInput),
+		mk("env.keystore", "the keystore is present with mode 0600", r.envKeystore),
+		mk("env.clock", "the clock is sane", r.envClock),
+	}
+}
+
+func currentUser() string {
+	if u, err := user.Current(); err == nil {
+		return u.Username
+	}
+	return fmt.Sprintf("uid %d", os.Getuid())
+}
+
+func (r *runner) envConfig(_ context.Context, t *T) error {
+	if r.o.ConfigErr != nil {
+		return failErr(r.o.ConfigErr, "fix the file (acbridge run --check-config --config FILE shows every problem); the annotated example is config/acbridge.example.toml. The other steps use the defaults meanwhile")
+	}
+	if r.o.ConfigPath != "" {
+		t.note("configuration: %s", r.o.ConfigPath)
+	}
+	t.note("modalities enabled: %s", strings.Join(r.cfg.Modalities.Enabled, ", "))
+	return nil
+}
+
+func (r *runner) envPCSCD(ctx context.Context, t *T) error {
+	infos, err := r.rig.readers(ctx)
+	switch {
+	case errors.Is(err, nfc.ErrAccessDenied):
+		t.note("pcscd answers but refuses this user (see env.polkit)")
+		return nil
+	case err != nil:
+		return failErr(err, "")
+	}
+	t.measure("readers", float64(len(infos)), "")
+	t.note("readers: %s", readerNames(infos))
+	return nil
+}
+
+func (r *runner) envPolkit(ctx context.Context, t *T) error {
+	_, err := r.rig.readers(ctx)
+	switch {
+	case errors.Is(err, nfc.ErrAccessDenied):
+		return failErr(err, fixPolkit)
+	case err != nil:
+		return t.needs(err, "env.pcscd", "pcscd is not reachable, so its access rules cannot be checked")
+	}
+	t.note("pcscd accepts user %s", currentUser())
+	return nil
+}
+
+func (r *runner) envPN533(ctx context.Context, t *T) error {
+	if _, err := os.Stat("/sys/module/pn533_usb"); err == nil {
+		t.note("kernel module pn533_usb is loaded; blacklist it (packaging/modprobe-acbridge.conf) so that it never claims a PN533 reader")
+	}
+	infos, err := r.rig.readers(ctx)
+	if err != nil {
+		return t.needs(err, "env.pcscd", "pcscd is not reachable, so the reader cannot be checked")
+	}
+	if r.rig.wantedReader(infos) {
+		t.note("pcscd serves the reader, so no kernel driver holds it")
+		return nil
+	}
+	// No reader: let package nfc say why, which includes the pn533 case.
+	st := r.rig.probeStatus(ctx, time.Second)
+	if errors.Is(st.Err, nfc.ErrKernelDriver) {
+		return failErr(st.Err, fixPN533)
+	}
+	t.note("no reader is connected (see nfc.reader); no pn533 binding found")
+	return nil
+}
+
+// deniedNodes returns the paths among nodes that this user may not open
+// with mode.
+func deniedNodes(nodes []string, mode uint32) []string {
+	var denied []string
+	for _, n := range nodes {
+		if err := syscall.Access(n, mode); errors.Is(err, syscall.EACCES) || errors.Is(err, syscall.EPERM) {
+			denied = append(denied, n)
+		}
+	}
+	return denied
+}
+
+func (r *runner) envCamera(_ context.Context, t *T) error {
+	if !r.cfg.Enabled("photo") {
+		return skipf("the photo modality is not enabled (modalities.enabled)")
+	}
+	dev := r.cfg.Camera.Device
+	if dev == camera.TestDevice {
+		t.note("the test-pattern camera (simulation) has no device node")
+		return nil
+	}
+	var nodes []string
+	if strings.HasPrefix(dev, "/") {
+		if _, err := os.Stat(dev); err != nil {
+			return failf(fixCamNotFound, "camera.device %s does not exist", dev)
+		}
+		nodes = []string{dev}
+	} else {
+		nodes, _ = filepath.Glob("/dev/video*")
+		if len(nodes) == 0 {
+			return failf("connect the camera (USB, or the CSI ribbon with the camera enabled) and check `ls /dev/video*`", "no camera device node (/dev/video*)")
+		}
+	}
+	denied := deniedNodes(nodes, accessR|accessW)
+	if len(denied) == len(nodes) {
+		return failf(fixCamPerm, "user %s may not open %s", currentUser(), strings.Join(denied, ", "))
+	}
+	if len(denied) > 0 {
+		t.note("user %s may not open %s", currentUser(), strings.Join(denied, ", "))
+	}
+	t.note("camera nodes: %s", strings.Join(nodes, ", "))
+	return nil
+}
+
+func (r *runner) envAudio(_ context.Context, t *T) error {
+	var problems, fixes []string
+	check := func(what, glob, fixMissing string, test bool) {
+		if test {
+			t.note("%s: simulated, no device node", what)
+			return
+		}
+		nodes, _ := filepath.Glob(glob)
+		if len(nodes) == 0 {
+			problems = append(problems, "no "+what+" device ("+glob+")")
+			fixes = append(fixes, fixMissing)
+			return
+		}
+		if denied := deniedNodes(nodes, accessR|accessW); len(denied) == len(nodes) {
+			problems = append(problems, fmt.Sprintf("user %s may not open the %s (%s)", currentUser(), what, strings.Join(denied, ", ")))
+			fixes = append(fixes, fixAudioPerm)
+		}
+	}
+	check("microphone", "/dev/snd/pcmC*D*c", fixNoMic, r.cfg.Audio.Microphone == audio.TestDevice)
+	check("speaker", "/dev/snd/pcmC*D*p", fixNoSpeaker, r.o.Speaker != nil)
+	if len(problems) > 0 {
+		return failf(strings.Join(slices.Compact(fixes), "; "), "%s", strings.Join(problems, "; "))
+	}
+	return nil
+}
+
+func (r *runner) envGPIO(_ context.Context, t *T) error {
+	var chips []string
+	for _, b := range r.cfg.Buttons {
+		if b.Source == "gpio" {
+			chips = append(chips, b.Chip)
+		}
+	}
+	if r.cfg.LED.Chip != "" {
+		chips = append(chips, r.cfg.LED.Chip)
+	}
+	slices.Sort(chips)
+	chips = slices.Compact(chips)
+	if len(chips) == 0 {
+		return skipf("no GPIO button or LED is configured")
+	}
+	for _, c := range chips {
+		path := c
+		if !strings.HasPrefix(path, "/") {
+			path = "/dev/" + path
+		}
+		if _, err := os.Stat(path); err != nil {
+			return failf("`ls /dev/gpiochip*` or gpiodetect lists the chips; fix chip in the [[button]] or [led] table", "GPIO chip %s does not exist", path)
+		}
+		if d := deniedNodes([]string{path}, accessR|accessW); len(d) > 0 {
+			return failf("add the service user to group gpio (usermod -aG gpio acbridge) and install udev/70-acbridge.rules", "user %s may not open %s", currentUser(), path)
+		}
+		t.note("%s can be opened", path)
+	}
+	return nil
+}
+
+func (r *runner) envInput(_ context.Context, t *T) error {
+	n := 0
+	seen := map[string]bool{}
+	for _, b := range r.cfg.Buttons {
+		if b.Source != "evdev" || seen[b.Device+"\x00"+b.Name] {
+			continue
+		}
+		seen[b.Device+"\x00"+b.Name] = true
+		n++
+		if b.Device == "" {
+			// By name: opening is the only way to find it; no grab.
+			code, err := evdev.ParseKey(b.Key)
+			if err != nil {
+				return failErr(err, fixButtons)
+			}
+			s, err := evdev.Open(&evdev.Options{Name: b.Name, Keys: map[uint16]string{code: b.Control}})
+			if err != nil {
+				return failErr(err, "")
+			}
+			t.note("%q is %s", b.Name, s.Path())
+			s.Close()
+			continue
+		}
+		fi, err := os.Stat(b.Device)
+		if err != nil {
+			return failf("is the keypad plugged in? `ls -l /dev/input/by-id` lists input devices; fix device in the [[button]] table", "%s does not exist", b.Device)
+		}
+		// A FIFO (tests, the simulation) is never opened here: a second
+		// reader would take records from the first.
+		if d := deniedNodes([]string{b.Device}, accessR); len(d) > 0 {
+			return failf("mark the keypad for acbridge in /etc/udev/rules.d/70-acbridge.rules (ENV{ACBRIDGE_BUTTON}=\"1\") and replug it",
+				"user %s may not read %s", currentUser(), b.Device)
+		}
+		if fi.Mode()&fs.ModeNamedPipe != 0 {
+			t.note("%s is a FIFO (simulated keypad)", b.Device)
+		} else {
+			t.note("%s can be read", b.Device)
+		}
+	}
+	if n == 0 {
+		return skipf("no evdev button is configured")
+	}
+	return nil
+}
+
+func (r *runner) envKeystore(_ context.Context, t *T) error {
+	path := r.cfg.Keystore.Path
+	ks, err := r.rig.keystore()
+	switch {
+	case errors.Is(err, keystore.ErrNotExist):
+		return failErr(err, "create it as the service user: sudo -u acbridge acbridge keys init --keystore "+path+" (the daemon also creates it on first start)")
+	case errors.Is(err, keystore.ErrInsecureMode):
+		return failErr(err, "chmod 600 "+path)
+	case errors.Is(err, keystore.ErrMalformed):
+		return failErr(err, "restore the file from a backup, or replace it with acbridge keys init (every tag alias changes, so agents forget the tags)")
+	case errors.Is(err, fs.ErrPermission):
+		return failErr(err, fixKeystorePrm)
+	case err != nil:
+		return failErr(err, "")
+	}
+	t.measure("epoch", float64(ks.Epoch()), "")
+	t.note("fingerprint %s", ks.Fingerprint())
+	return nil
+}
+
+func (r *runner) envClock(_ context.Context, t *T) error {
+	now := r.o.Now()
+	if now.Before(minClock) || !now.Before(maxClock) {
+		return failf("enable network time (timedatectl set-ntp true; systemd-timesyncd) or set the clock (date -s); a Raspberry Pi without a battery-backed RTC needs network time at boot",
+			"the clock reads %s", now.UTC().Format(time.RFC3339))
+	}
+	synced, maxErr, ok := kernelClockSync()
+	switch {
+	case !ok:
+	case synced:
+		t.note("the kernel reports the clock synchronized")
+		t.measureDur("maxError", maxErr)
+	default:
+		t.note("the kernel reports the clock not synchronized: enable network time (timedatectl set-ntp true)")
+	}
+	return nil
+}

@@ -1,0 +1,212 @@
+package accept
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/agentcall/acbridge/audio"
+	"github.com/agentcall/acbridge/button/evdev"
+	"github.com/agentcall/acbridge/nfc/vpcd"
+)
+
+// simTech is the simulated technician. It acts on the simulated hardware
+// the way a person acts on the real one: it puts virtual cards on the
+// vpcd reader, presses keys by writing input_event records (with contact
+// bounce) into the keypad FIFO, and answers "did you hear the tone" from
+// what the speaker was really given to play.
+type simTech struct {
+	s *Sim
+
+	mu        sync.Mutex
+	acted     map[string]time.Time
+	heardFrom int // recorder samples already listened to
+}
+
+var (
+	_ Technician  = (*simTech)(nil)
+	_ ActionTimer = (*simTech)(nil)
+)
+
+func (m *simTech) say(format string, a ...any) {
+	fmt.Fprintf(m.s.o.Out, "  (simulated technician: "+format+")\n", a...)
+}
+
+// Do implements Technician: it narrates now and acts in the background,
+// as a person would while the step waits for the device.
+func (m *simTech) Do(ctx context.Context, p Prompt) <-chan struct{} {
+	switch p.Action {
+	case ActTap:
+		m.say("taps tag %d", p.Tag)
+	case ActTapPhone:
+		m.say("holds a phone presenting a random UID to the reader")
+	case ActRemove:
+		if p.Control != "" {
+			m.say("takes the tags away and presses %s", p.Control)
+		} else {
+			m.say("takes the tags away")
+		}
+	case ActPress:
+		m.say("presses and releases %s, with contact bounce", p.Control)
+	case ActAim:
+		m.say("shows an object to the camera")
+	case ActSpeak:
+		m.say("speaks; the test microphone plays its %g Hz tone", audio.TestToneHz)
+	}
+	m.s.wg.Add(1)
+	go func() {
+		defer m.s.wg.Done()
+		if err := m.act(ctx, p); err != nil && ctx.Err() == nil {
+			m.s.fail(fmt.Errorf("%s: %w", p.Step, err))
+		}
+	}()
+	return nil
+}
+
+func (m *simTech) act(ctx context.Context, p Prompt) error {
+	switch p.Action {
+	case ActTap:
+		return m.place(ctx, m.s.o.Tags[p.Tag-1])
+	case ActTapPhone:
+		return m.place(ctx, vpcd.RandomUID())
+	case ActRemove:
+		if err := m.lift(ctx); err != nil {
+			return err
+		}
+		if p.Control != "" {
+			return m.press(ctx, p.Step, p.Control)
+		}
+	case ActPress:
+		return m.press(ctx, p.Step, p.Control)
+	}
+	return nil
+}
+
+// place lifts whatever is on the reader and puts the card with uid there.
+func (m *simTech) place(ctx context.Context, uid []byte) error {
+	if err := m.lift(ctx); err != nil {
+		return err
+	}
+	if m.s.inproc != nil {
+		m.s.inproc.Tap(uid)
+		return nil
+	}
+	return m.s.card.Insert(ctx, uid)
+}
+
+// lift takes the card off and, on vpcd, waits until pcscd has seen it go:
+// pcscd polls the driver, and a card put back before the next poll would
+// look as if it never left, so the reader would not read it again.
+func (m *simTech) lift(ctx context.Context) error {
+	if m.s.inproc != nil {
+		m.s.inproc.Remove()
+		return nil
+	}
+	if !m.s.card.Inserted() {
+		return nil
+	}
+	m.s.card.Remove()
+	m.s.waitEmpty(ctx)
+	return ctx.Err()
+}
+
+// press writes a press and a release of control's key as a keypad with a
+// bouncing contact sends them: the contact chatters for a few
+// milliseconds on the way down and on the way up.
+func (m *simTech) press(ctx context.Context, step, control string) error {
+	var code uint16
+	for _, k := range simKeys {
+		if k.control == control {
+			c, err := evdev.ParseKey(k.key)
+			if err != nil {
+				return err
+			}
+			code = c
+		}
+	}
+	if code == 0 {
+		return fmt.Errorf("no simulated key for control %q", control)
+	}
+	// Each edge's chatter goes out in one write, as a keypad's controller
+	// reports it within a scan: microseconds apart, well inside any
+	// debounce, however loaded the machine running the simulation is.
+	down := func(b []byte, at time.Time) []byte {
+		b = evdev.AppendKey(b, at, code, true)
+		b = evdev.AppendKey(b, at, code, false)
+		return evdev.AppendKey(b, at, code, true)
+	}
+	up := func(b []byte, at time.Time) []byte {
+		b = evdev.AppendKey(b, at, code, false)
+		b = evdev.AppendKey(b, at, code, true)
+		return evdev.AppendKey(b, at, code, false)
+	}
+	m.mu.Lock()
+	m.acted[step] = time.Now()
+	m.mu.Unlock()
+	if err := writeAll(m.s.fifoW, down(nil, time.Now())); err != nil {
+		return err
+	}
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-time.After(80 * time.Millisecond):
+	}
+	return writeAll(m.s.fifoW, up(nil, time.Now()))
+}
+
+func writeAll(f *os.File, b []byte) error {
+	_, err := f.Write(b)
+	return err
+}
+
+// ActedAt implements ActionTimer: when the first key record was written.
+func (m *simTech) ActedAt(step string) (time.Time, bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	t, ok := m.acted[step]
+	return t, ok
+}
+
+// Ask implements Technician.
+func (m *simTech) Ask(_ context.Context, p Prompt) (bool, error) {
+	switch p.Action {
+	case ActListen:
+		heard, why := m.listen()
+		if heard {
+			m.say("heard the tone: yes")
+		} else {
+			m.say("heard no tone (%s): no", why)
+		}
+		return heard, nil
+	case ActEcho:
+		yes := !m.s.o.DeclineEcho
+		m.say("runs the echo measurement: %v", yes)
+		return yes, nil
+	}
+	m.say("answers yes")
+	return true, nil
+}
+
+// listen checks what the speaker got since the last time: the tone at its
+// pitch and at an audible level.
+func (m *simTech) listen() (bool, string) {
+	all := m.s.rec.Samples()
+	m.mu.Lock()
+	from := min(m.heardFrom, len(all))
+	m.heardFrom = len(all)
+	m.mu.Unlock()
+	pcm := all[from:]
+	if len(pcm) == 0 {
+		return false, "the speaker was given nothing"
+	}
+	if lvl := audio.DBFS(audio.RMS(pcm)); lvl < -40 {
+		return false, fmt.Sprintf("too quiet, %.0f dBFS", lvl)
+	}
+	if f := audio.DominantFrequency(pcm, audio.SampleRate); math.Abs(f-toneHz) > 5 {
+		return false, fmt.Sprintf("the loudest frequency is %.0f Hz", f)
+	}
+	return true, ""
+}

@@ -1,0 +1,170 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/agentcall/acbridge/accept"
+	"github.com/agentcall/acbridge/button"
+	"github.com/agentcall/acbridge/config"
+)
+
+func init() {
+	register(command{name: "accept", summary: "walk a technician through the kiosk's hardware acceptance; JSON and JUnit reports", run: runAccept})
+}
+
+// acceptSim configures --simulate; tests give the simulated tags canary
+// UIDs through it.
+var acceptSim accept.SimOptions
+
+// acbridgeVersion is the version the reports name.
+func acbridgeVersion() string {
+	if commit != "" {
+		return version + " (" + commit + ")"
+	}
+	return version
+}
+
+func runAccept(ctx context.Context, e *env, args []string) int {
+	fs := newFlagSet(e, "accept", "[--config FILE] [--report out.json] [--junit out.xml] [--only STEPS] [--simulate] [--show PATH] [--replay]")
+	cfgPath := fs.String("config", config.DefaultPath, "configuration `file`")
+	reportPath := fs.String("report", "", "write the JSON report to `file`")
+	junitPath := fs.String("junit", "", "write the JUnit XML report to `file` (for CI dashboards)")
+	only := fs.String("only", "", "run only these comma-separated `steps`: groups (environment, nfc, buttons, camera, audio, agent) or step ids such as nfc.tap1 (docs/acceptance.md)")
+	simulate := fs.Bool("simulate", false, "run the checklist against a simulated kiosk (virtual reader, test camera and microphone, FIFO keypad, local reference agent) that answers its own prompts")
+	show := fs.String("show", "", "write the acceptance photo to `path` to look at it; without it the photo is never kept")
+	replay := fs.Bool("replay", false, "also replay the conformance walkthrough against the configured agent")
+	if code, ok := parseFlags(e, fs, args); !ok {
+		return code
+	}
+	configSet := false
+	fs.Visit(func(f *flag.Flag) { configSet = configSet || f.Name == "config" })
+	usageErr := func(msg string) int {
+		fmt.Fprintf(e.Stderr, "acbridge accept: %s\nRun 'acbridge accept --help' for usage.\n", msg)
+		return 2
+	}
+	switch {
+	case *simulate && configSet:
+		return usageErr("--simulate builds its own kiosk configuration; leave out --config")
+	case *reportPath != "" && *reportPath == *junitPath:
+		return usageErr("--report and --junit need different files")
+	case *show != "" && (*show == *reportPath || *show == *junitPath):
+		return usageErr("--show needs a file of its own")
+	}
+	o := accept.Options{Version: acbridgeVersion(), Only: splitList(*only), Replay: *replay, ShowPath: *show, Out: e.Stdout}
+	if *simulate {
+		so := acceptSim
+		so.Out = e.Stdout
+		sim, err := accept.NewSim(ctx, &so)
+		if err != nil {
+			fmt.Fprintf(e.Stderr, "acbridge accept: %v\n", err)
+			return 1
+		}
+		defer sim.Close()
+		sim.Apply(&o)
+	} else {
+		cfg, err := config.Load(*cfgPath, nil)
+		if err != nil {
+			// The hardware can still be checked with the defaults;
+			// env.config fails with the reason and the fix.
+			o.ConfigErr, cfg = err, config.Defaults()
+		}
+		o.Config, o.ConfigPath = cfg, *cfgPath
+		term := accept.NewTerminal(e.Stdin, e.Stdout)
+		defer term.Close()
+		o.Technician = term
+		o.OpenButtons = func() (button.Source, error) { return acceptButtons(cfg, e) }
+	}
+	rep, err := accept.Run(ctx, &o)
+	if errors.Is(err, accept.ErrUnknownStep) {
+		return usageErr(err.Error())
+	}
+	if err != nil {
+		fmt.Fprintf(e.Stderr, "acbridge accept: %v\n", err)
+		return 1
+	}
+	return finishReport(e, rep, *reportPath, *junitPath)
+}
+
+// finishReport writes the reports asked for and returns the exit status:
+// 0 only when no step failed and the reports were written.
+func finishReport(e *env, rep *accept.Report, jsonPath, junitPath string) int {
+	status := 0
+	if !rep.Accepted {
+		status = 1
+	}
+	for _, w := range []struct {
+		path  string
+		write func(io.Writer) error
+	}{{jsonPath, rep.WriteJSON}, {junitPath, rep.WriteJUnit}} {
+		if w.path == "" {
+			continue
+		}
+		if err := writeReport(w.path, w.write); err != nil {
+			fmt.Fprintf(e.Stderr, "acbridge: writing the report: %v\n", err)
+			status = 1
+			continue
+		}
+		fmt.Fprintf(e.Stdout, "report: %s\n", w.path)
+	}
+	return status
+}
+
+// writeReport writes a report file whole or not at all.
+func writeReport(path string, write func(io.Writer) error) error {
+	f, err := os.CreateTemp(filepath.Dir(path), ".acbridge-report-*")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	defer os.Remove(tmp)
+	if err := write(f); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Chmod(0o644); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
+}
+
+func splitList(s string) []string {
+	var out []string
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// acceptButtons opens the configured controls as the daemon does, minus
+// terminal keys: during an acceptance the keyboard answers the prompts.
+func acceptButtons(cfg *config.Config, e *env) (button.Source, error) {
+	c := *cfg
+	c.Buttons = nil
+	for _, b := range cfg.Buttons {
+		if b.Source != "terminal" {
+			c.Buttons = append(c.Buttons, b)
+		}
+	}
+	srcs, err := openButtons(&c, e, slog.New(slog.DiscardHandler))
+	if err != nil {
+		return nil, err
+	}
+	if len(srcs) == 0 {
+		return nil, nil
+	}
+	return button.Merge(srcs...), nil
+}
