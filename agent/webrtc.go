@@ -77,38 +77,23 @@ import (
 	"time"
 
 	"github.com/agentcall/acbridge/audio"
+	"github.com/agentcall/acbridge/internal/rtcpeer"
 	"github.com/agentcall/acbridge/protocol"
-	"github.com/pion/ice/v4"
-	"github.com/pion/interceptor"
 	"github.com/pion/webrtc/v4"
 )
 
 // SDP exchange names (spec "WebSocket and WebRTC").
 const (
-	SessionIDHeader = "AgentCall-Session-ID"
-	SDPMediaType    = "application/sdp"
+	SessionIDHeader = rtcpeer.SessionIDHeader
+	SDPMediaType    = rtcpeer.SDPMediaType
 )
 
-// Bounds of the WebRTC side.
-const (
-	// gatherTimeout bounds host candidate gathering for an answer.
-	gatherTimeout = 5 * time.Second
-	// maxSendBuffered: a client this far behind is not reading.
-	maxSendBuffered = 1 << 20
-)
+// gatherTimeout bounds host candidate gathering for an answer.
+const gatherTimeout = 5 * time.Second
 
 // channelTimeout drops a session whose data channel never opens (a
 // variable so that tests need not wait for it).
 var channelTimeout = 15 * time.Second
-
-// opusCodec is the profile's codec in SDP terms (RFC 7587: always
-// opus/48000/2 in SDP; stereo=0 asks for and announces mono).
-var opusCodec = webrtc.RTPCodecCapability{
-	MimeType:    webrtc.MimeTypeOpus,
-	ClockRate:   48000,
-	Channels:    2,
-	SDPFmtpLine: "minptime=10;useinbandfec=1;stereo=0;sprop-stereo=0",
-}
 
 // rtcConfig is what every WebRTC session of an Agent shares.
 type rtcConfig struct {
@@ -161,7 +146,7 @@ func (a *Agent) serveSDP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	sid := r.Header.Get(SessionIDHeader)
-	if !validSessionID(sid) {
+	if !rtcpeer.ValidSessionID(sid) {
 		http.Error(w, "send an AgentCall-Session-ID header of 1 to 128 printable ASCII characters", http.StatusBadRequest)
 		return
 	}
@@ -198,19 +183,6 @@ func (a *Agent) serveSDP(w http.ResponseWriter, r *http.Request) {
 	go s.run()
 }
 
-// validSessionID applies the ws-client schema's sessionId bound.
-func validSessionID(s string) bool {
-	if len(s) == 0 || len(s) > 128 {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if s[i] < 0x21 || s[i] > 0x7e {
-			return false
-		}
-	}
-	return true
-}
-
 // localIP is the address the request arrived at, or nil if unknown.
 func localIP(r *http.Request) net.IP {
 	if addr, ok := r.Context().Value(http.LocalAddrContextKey).(*net.TCPAddr); ok {
@@ -219,27 +191,15 @@ func localIP(r *http.Request) net.IP {
 	return nil
 }
 
-// rtcAPI builds the pion API for one session: Opus only, RTCP reports,
-// detached channels (reads bounded by our buffer), the 0.1 frame bound as
-// our max-message-size, no mDNS, host candidates only on local.
+// rtcAPI builds the pion API for one session: the profile's shared setup,
+// with host candidates only on local, the address the offer arrived at.
 func rtcAPI(local net.IP) (*webrtc.API, error) {
-	m := &webrtc.MediaEngine{}
-	if err := m.RegisterCodec(webrtc.RTPCodecParameters{RTPCodecCapability: opusCodec, PayloadType: 111}, webrtc.RTPCodecTypeAudio); err != nil {
-		return nil, err
-	}
-	ir := &interceptor.Registry{}
-	if err := webrtc.ConfigureRTCPReports(ir); err != nil {
-		return nil, err
-	}
-	var s webrtc.SettingEngine
-	s.DetachDataChannels()
-	s.SetSCTPMaxMessageSize(protocol.MaxFrameBytes)
-	s.SetICEMulticastDNSMode(ice.MulticastDNSModeDisabled)
-	if local != nil {
-		s.SetIncludeLoopbackCandidate(local.IsLoopback())
-		s.SetIPFilter(func(ip net.IP) bool { return ip.Equal(local) })
-	}
-	return webrtc.NewAPI(webrtc.WithMediaEngine(m), webrtc.WithInterceptorRegistry(ir), webrtc.WithSettingEngine(s)), nil
+	return rtcpeer.NewAPI(func(s *webrtc.SettingEngine) {
+		if local != nil {
+			s.SetIncludeLoopbackCandidate(local.IsLoopback())
+			s.SetIPFilter(func(ip net.IP) bool { return ip.Equal(local) })
+		}
+	})
 }
 
 // answer creates the session's peer connection and returns its answer
@@ -266,7 +226,7 @@ func (a *Agent) answer(ctx context.Context, offer, sid string, local net.IP, rem
 	if err != nil {
 		return fail(err)
 	}
-	s.goOwned(func() { drainRTCP(sender) })
+	s.goOwned(func() { rtcpeer.DrainRTCP(sender) })
 	ans, err := s.pc.CreateAnswer(nil)
 	if err != nil {
 		return fail(err)
@@ -283,15 +243,4 @@ func (a *Agent) answer(ctx context.Context, offer, sid string, local net.IP, rem
 		return fail(fmt.Errorf("gathering ICE candidates: %w", gctx.Err()))
 	}
 	return s, s.pc.LocalDescription().SDP, nil
-}
-
-// drainRTCP reads a sender's RTCP until it stops, so the interceptors see
-// the client's receiver reports.
-func drainRTCP(s *webrtc.RTPSender) {
-	buf := make([]byte, 1500)
-	for {
-		if _, _, err := s.Read(buf); err != nil {
-			return
-		}
-	}
 }

@@ -4,12 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/agentcall/acbridge/internal/rtcpeer"
 	"github.com/agentcall/acbridge/protocol"
 	"github.com/pion/datachannel"
 	"github.com/pion/webrtc/v4"
@@ -76,7 +76,7 @@ func (a *Agent) newRTCSession(api *webrtc.API, sid, remote string) (*rtcSession,
 		s.teardown()
 		return nil, err
 	}
-	if s.track, err = webrtc.NewTrackLocalStaticSample(opusCodec, "audio", "acbridge-agent"); err != nil {
+	if s.track, err = webrtc.NewTrackLocalStaticSample(rtcpeer.OpusCodec, "audio", "acbridge-agent"); err != nil {
 		s.teardown()
 		return nil, err
 	}
@@ -169,22 +169,12 @@ func (s *rtcSession) onTrack(tr *webrtc.TrackRemote, _ *webrtc.RTPReceiver) {
 }
 
 // readFrames moves data channel messages to run, applying the 0.1 frame
-// rules through a buffer one byte larger than the bound.
+// rules.
 func (s *rtcSession) readFrames(raw datachannel.ReadWriteCloser) {
-	buf := make([]byte, protocol.MaxFrameBytes+1)
+	fr := rtcpeer.NewFrameReader(raw, fmt.Sprintf("frame is larger than %d bytes; the limit is %d", protocol.MaxFrameBytes+1, protocol.MaxFrameBytes))
 	for {
-		n, isString, err := raw.ReadDataChannel(buf)
 		var it rtcItem
-		switch {
-		case errors.Is(err, io.ErrShortBuffer):
-			it.err = &protocol.Error{Code: protocol.CodeFrameSize, Message: fmt.Sprintf("frame is larger than %d bytes; the limit is %d", protocol.MaxFrameBytes+1, protocol.MaxFrameBytes)}
-		case err != nil:
-			it.err = err
-		default:
-			if it.err = protocol.CheckFrame(buf[:n], !isString); it.err == nil {
-				it.frame = append([]byte(nil), buf[:n]...)
-			}
-		}
+		it.frame, it.err = fr.Next()
 		select {
 		case s.items <- it:
 		case <-s.ctx.Done():
@@ -335,7 +325,7 @@ func (s *rtcSession) write(frame []byte) error {
 	s.mu.Lock()
 	dc, raw := s.dc, s.raw
 	s.mu.Unlock()
-	if n := dc.BufferedAmount(); n > maxSendBuffered {
+	if n := dc.BufferedAmount(); n > rtcpeer.MaxSendBuffered {
 		return fmt.Errorf("agent: the client is not reading (%d bytes waiting)", n)
 	}
 	_, err := raw.WriteDataChannel(frame, true)

@@ -16,9 +16,8 @@ import (
 	"time"
 
 	"github.com/agentcall/acbridge/audio"
+	"github.com/agentcall/acbridge/internal/rtcpeer"
 	"github.com/agentcall/acbridge/protocol"
-	"github.com/pion/ice/v4"
-	"github.com/pion/interceptor"
 	"github.com/pion/webrtc/v4"
 )
 
@@ -26,8 +25,8 @@ import (
 // the offer is POSTed as application/sdp to the card's AG-UI URL with these
 // headers, and the answer comes back with the same media type.
 const (
-	SessionIDHeader = "AgentCall-Session-ID"
-	SDPMediaType    = "application/sdp"
+	SessionIDHeader = rtcpeer.SessionIDHeader
+	SDPMediaType    = rtcpeer.SDPMediaType
 )
 
 // DefaultICEDisconnectedTimeout is how long the agent may stay silent (no
@@ -39,21 +38,6 @@ const DefaultICEDisconnectedTimeout = 5 * time.Second
 // iceFailedTimeout only matters for pion's own bookkeeping: the session
 // already ends at Disconnected.
 const iceFailedTimeout = 25 * time.Second
-
-// opusPayloadType is the dynamic payload type the client offers Opus with
-// (the number browsers use; the agent may answer with another).
-const opusPayloadType = 111
-
-// opusCodec is the profile's audio codec in SDP terms. RFC 7587 §7 fixes
-// the SDP form at opus/48000/2 whatever is sent; stereo=0 and
-// sprop-stereo=0 say that this end wants and sends mono, as the profile's
-// "channels": 1 asks.
-var opusCodec = webrtc.RTPCodecCapability{
-	MimeType:    webrtc.MimeTypeOpus,
-	ClockRate:   48000,
-	Channels:    2,
-	SDPFmtpLine: "minptime=10;useinbandfec=1;stereo=0;sprop-stereo=0",
-}
 
 // ErrConnectionLost is why Recv fails when the WebRTC connection ends under
 // the session (ICE disconnected or failed, the agent closed it): the logical
@@ -114,7 +98,7 @@ func (o *WebRTCOptions) orDefault() (WebRTCOptions, error) {
 		_, _ = rand.Read(b[:])
 		q.SessionID = hex.EncodeToString(b[:])
 	}
-	if !validSessionID(q.SessionID) {
+	if !rtcpeer.ValidSessionID(q.SessionID) {
 		return q, fmt.Errorf("client: session id must be 1 to 128 printable ASCII characters without spaces")
 	}
 	if q.ICEDisconnectedTimeout <= 0 {
@@ -124,19 +108,6 @@ func (o *WebRTCOptions) orDefault() (WebRTCOptions, error) {
 		q.Logger = slog.New(slog.DiscardHandler)
 	}
 	return q, nil
-}
-
-// validSessionID applies the ws-client schema's bound to the header too.
-func validSessionID(s string) bool {
-	if len(s) == 0 || len(s) > 128 {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if s[i] < 0x21 || s[i] > 0x7e {
-			return false
-		}
-	}
-	return true
 }
 
 // DialWebRTC opens the agentcall-webrtc-0.1 transport: one sendrecv Opus
@@ -183,34 +154,24 @@ func (a *Agent) DialWebRTC(ctx context.Context, opts *WebRTCOptions) (*WebRTCTra
 	return t, nil
 }
 
-// newWebRTCAPI builds a pion API for one connection: Opus as the only
-// codec, RTCP reports only (audio needs no NACK or bandwidth estimation),
-// detached data channels so that reads are bounded by our own buffer, our
-// advertised max-message-size equal to the 0.1 frame bound, no mDNS, and
-// ICE candidates held to the policy: only host candidates on loopback when
+// newWebRTCAPI builds a pion API for one connection: the profile's shared
+// setup, with ICE held to the policy: only host candidates on loopback when
 // the agent is on loopback (the local-development policy), and remote
 // candidates only at addresses the policy would allow an HTTPS connection
 // to, so an agent cannot point the kiosk's ICE checks at its LAN.
 func newWebRTCAPI(remote netip.Addr, p *Policy, o *WebRTCOptions) (*webrtc.API, error) {
-	m := &webrtc.MediaEngine{}
-	if err := m.RegisterCodec(webrtc.RTPCodecParameters{RTPCodecCapability: opusCodec, PayloadType: opusPayloadType}, webrtc.RTPCodecTypeAudio); err != nil {
-		return nil, fmt.Errorf("client: webrtc codec: %w", err)
+	api, err := rtcpeer.NewAPI(func(s *webrtc.SettingEngine) {
+		s.SetICETimeouts(o.ICEDisconnectedTimeout, max(iceFailedTimeout, 2*o.ICEDisconnectedTimeout), min(2*time.Second, o.ICEDisconnectedTimeout/3))
+		if remote.IsLoopback() {
+			s.SetIncludeLoopbackCandidate(true)
+			s.SetIPFilter(func(ip net.IP) bool { return ip.IsLoopback() })
+		}
+		s.SetRemoteIPFilter(p.remoteCandidateAllowed)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("client: %w", err)
 	}
-	ir := &interceptor.Registry{}
-	if err := webrtc.ConfigureRTCPReports(ir); err != nil {
-		return nil, fmt.Errorf("client: webrtc interceptors: %w", err)
-	}
-	var s webrtc.SettingEngine
-	s.DetachDataChannels()
-	s.SetSCTPMaxMessageSize(protocol.MaxFrameBytes)
-	s.SetICEMulticastDNSMode(ice.MulticastDNSModeDisabled)
-	s.SetICETimeouts(o.ICEDisconnectedTimeout, max(iceFailedTimeout, 2*o.ICEDisconnectedTimeout), min(2*time.Second, o.ICEDisconnectedTimeout/3))
-	if remote.IsLoopback() {
-		s.SetIncludeLoopbackCandidate(true)
-		s.SetIPFilter(func(ip net.IP) bool { return ip.IsLoopback() })
-	}
-	s.SetRemoteIPFilter(p.remoteCandidateAllowed)
-	return webrtc.NewAPI(webrtc.WithMediaEngine(m), webrtc.WithInterceptorRegistry(ir), webrtc.WithSettingEngine(s)), nil
+	return api, nil
 }
 
 // remoteCandidateAllowed applies the address rules of an HTTPS connection

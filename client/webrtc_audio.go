@@ -105,17 +105,6 @@ func (t *WebRTCTransport) pumpMic() {
 	}
 }
 
-// drainRTCP reads a sender's RTCP so that the interceptors see receiver
-// reports and pion's buffers never fill; it ends when the sender stops.
-func drainRTCP(s *webrtc.RTPSender) {
-	buf := make([]byte, 1500)
-	for {
-		if _, _, err := s.Read(buf); err != nil {
-			return
-		}
-	}
-}
-
 // onTrack takes the agent's one audio track; anything else breaks the
 // profile.
 func (t *WebRTCTransport) onTrack(tr *webrtc.TrackRemote, _ *webrtc.RTPReceiver) {

@@ -4,21 +4,17 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"strings"
 	"sync"
 	"sync/atomic"
 
 	"github.com/agentcall/acbridge/audio"
+	"github.com/agentcall/acbridge/internal/rtcpeer"
 	"github.com/agentcall/acbridge/protocol"
 	"github.com/pion/datachannel"
 	"github.com/pion/webrtc/v4"
 )
-
-// maxSendBuffered bounds what may wait in the data channel for an agent
-// that stopped reading; a send beyond it fails instead of growing memory.
-const maxSendBuffered = 1 << 20
 
 // errTransportClosed is the cause recorded when the owner closes the
 // transport.
@@ -93,14 +89,14 @@ func newWebRTCTransport(api *webrtc.API, o *WebRTCOptions) (*WebRTCTransport, er
 		t.Close(nil)
 		return nil, fmt.Errorf("client: webrtc: %w", err)
 	}
-	if t.track, err = webrtc.NewTrackLocalStaticSample(opusCodec, "audio", "acbridge"); err != nil {
+	if t.track, err = webrtc.NewTrackLocalStaticSample(rtcpeer.OpusCodec, "audio", "acbridge"); err != nil {
 		return fail(err)
 	}
 	tr, err := pc.AddTransceiverFromTrack(t.track, webrtc.RTPTransceiverInit{Direction: webrtc.RTPTransceiverDirectionSendrecv})
 	if err != nil {
 		return fail(err)
 	}
-	t.goOwned(func() { drainRTCP(tr.Sender()) })
+	t.goOwned(func() { rtcpeer.DrainRTCP(tr.Sender()) })
 	ordered, proto := true, protocol.DataChannelProto
 	if t.dc, err = pc.CreateDataChannel(protocol.DataChannelLabel, &webrtc.DataChannelInit{Ordered: &ordered, Protocol: &proto}); err != nil {
 		return fail(err)
@@ -223,22 +219,20 @@ func (t *WebRTCTransport) readFrames(raw datachannel.ReadWriteCloser) {
 		t.mu.Unlock()
 		close(t.recvDone)
 	}()
-	buf := make([]byte, protocol.MaxFrameBytes+1)
+	fr := rtcpeer.NewFrameReader(raw, fmt.Sprintf("a data channel message is larger than %d bytes", protocol.MaxFrameBytes+1))
 	for {
-		n, isString, rerr := raw.ReadDataChannel(buf)
+		frame, rerr := fr.Next()
+		var broken *protocol.Error
 		switch {
-		case errors.Is(rerr, io.ErrShortBuffer):
-			err = &protocol.Error{Code: protocol.CodeFrameSize, Message: fmt.Sprintf("a data channel message is larger than %d bytes", protocol.MaxFrameBytes+1)}
+		case errors.As(rerr, &broken):
+			err = rerr
 			return
 		case rerr != nil:
 			err = t.lost(rerr)
 			return
 		}
-		if err = protocol.CheckFrame(buf[:n], !isString); err != nil {
-			return
-		}
 		select {
-		case t.items <- append([]byte(nil), buf[:n]...):
+		case t.items <- frame:
 		case <-t.closing:
 			err = errTransportClosed
 			return
@@ -274,7 +268,7 @@ func (t *WebRTCTransport) Send(ctx context.Context, frame []byte) error {
 	if raw == nil {
 		return errors.New("client: the data channel is not open")
 	}
-	if n := t.dc.BufferedAmount(); n > maxSendBuffered {
+	if n := t.dc.BufferedAmount(); n > rtcpeer.MaxSendBuffered {
 		return fmt.Errorf("client: the agent is not reading its data channel (%d bytes waiting)", n)
 	}
 	if _, err := raw.WriteDataChannel(frame, true); err != nil {

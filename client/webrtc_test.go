@@ -16,6 +16,7 @@ import (
 	"github.com/agentcall/acbridge/agent"
 	"github.com/agentcall/acbridge/audio"
 	"github.com/agentcall/acbridge/client"
+	"github.com/agentcall/acbridge/client/clienttest"
 	"github.com/agentcall/acbridge/conformance"
 	"github.com/agentcall/acbridge/protocol"
 )
@@ -68,6 +69,17 @@ func discoverRTC(t testing.TB, ra *rtcAgent) *client.Agent {
 	return ag
 }
 
+// pressedTurn starts a session with explicit turns against ra and opens
+// its first audio turn, the state the turn tests start from.
+func pressedTurn(t testing.TB, ra *rtcAgent) *clienttest.RTCTurns {
+	t.Helper()
+	rs := clienttest.StartRTCTurns(t, discoverRTC(t, ra), nil)
+	if _, err := rs.PTT.Press(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	return rs
+}
+
 // The public walkthrough replays clean, texts included, over the data
 // channel: the session engine's rules run unchanged on WebRTC.
 func TestWebRTCWalkthroughReplays(t *testing.T) {
@@ -95,32 +107,17 @@ func TestWebRTCPushToTalk(t *testing.T) {
 	ra := startRTCAgent(t, nil)
 	ag := discoverRTC(t, ra)
 	ctx := context.Background()
-	mic, err := audio.OpenMic(&audio.MicOptions{Device: audio.TestDevice})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer mic.Close()
 	wavPath := filepath.Join(t.TempDir(), "reply.wav")
 	wav, err := audio.CreateWAV(wavPath)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer wav.Close()
-	tr, err := ag.DialWebRTC(ctx, &client.WebRTCOptions{SessionID: "ptt-1", Mic: mic, Sink: wav})
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := client.Start(ctx, tr, ag.Card, &client.Options{SessionID: tr.SessionID(), ExplicitTurns: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	// A cleanup, not a defer, so that the sink outlives the session.
+	t.Cleanup(func() { wav.Close() })
+	rs := clienttest.StartRTCTurns(t, ag, &client.WebRTCOptions{SessionID: "ptt-1", Sink: wav})
+	mic, tr, s, ptt := rs.Mic, rs.Transport, rs.Session, rs.PTT
 	if mic.Running() {
 		t.Fatal("microphone open before any turn")
-	}
-	ptt, err := client.NewPushToTalk(s, tr)
-	if err != nil {
-		t.Fatal(err)
 	}
 	turn, err := ptt.Press(ctx)
 	if err != nil || turn != 1 {
@@ -204,26 +201,9 @@ func TestWebRTCPushToTalk(t *testing.T) {
 // next turn takes the next number.
 func TestWebRTCCancelledTurn(t *testing.T) {
 	ra := startRTCAgent(t, nil)
-	ag := discoverRTC(t, ra)
 	ctx := context.Background()
-	mic, err := audio.OpenMic(&audio.MicOptions{Device: audio.TestDevice})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer mic.Close()
-	tr, err := ag.DialWebRTC(ctx, &client.WebRTCOptions{Mic: mic})
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := client.Start(ctx, tr, ag.Card, &client.Options{SessionID: tr.SessionID(), ExplicitTurns: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	ptt, _ := client.NewPushToTalk(s, tr)
-	if _, err := ptt.Press(ctx); err != nil {
-		t.Fatal(err)
-	}
+	rs := pressedTurn(t, ra)
+	mic, s, ptt := rs.Mic, rs.Session, rs.PTT
 	time.Sleep(200 * time.Millisecond)
 	if err := ptt.Cancel(ctx); err != nil {
 		t.Fatal(err)
@@ -273,26 +253,9 @@ func TestWebRTCPushToTalkNeedsExplicitTurns(t *testing.T) {
 // goleak check covers every test in the package).
 func TestWebRTCAgentGoneEndsSession(t *testing.T) {
 	ra := startRTCAgent(t, nil)
-	ag := discoverRTC(t, ra)
 	ctx := context.Background()
-	mic, err := audio.OpenMic(&audio.MicOptions{Device: audio.TestDevice})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer mic.Close()
-	tr, err := ag.DialWebRTC(ctx, &client.WebRTCOptions{Mic: mic})
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := client.Start(ctx, tr, ag.Card, &client.Options{SessionID: tr.SessionID(), ExplicitTurns: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	ptt, _ := client.NewPushToTalk(s, tr)
-	if _, err := ptt.Press(ctx); err != nil {
-		t.Fatal(err)
-	}
+	rs := pressedTurn(t, ra)
+	mic, s, ptt := rs.Mic, rs.Session, rs.PTT
 	ra.Agent.Close()
 	select {
 	case <-s.Done():

@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentcall/acbridge/audio"
 	"github.com/agentcall/acbridge/client"
+	"github.com/agentcall/acbridge/client/clienttest"
 	"go.uber.org/goleak"
 )
 
@@ -72,24 +72,10 @@ func TestWebRTCAgentProcessKilled(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mic, err := audio.OpenMic(&audio.MicOptions{Device: audio.TestDevice})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer mic.Close()
-	tr, err := ag.DialWebRTC(ctx, &client.WebRTCOptions{Mic: mic, ICEDisconnectedTimeout: 2 * time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := client.Start(ctx, tr, ag.Card, &client.Options{SessionID: tr.SessionID(), ExplicitTurns: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	ptt, err := client.NewPushToTalk(s, tr)
-	if err != nil {
-		t.Fatal(err)
-	}
+	rs := clienttest.StartRTCTurns(t, ag, &client.WebRTCOptions{ICEDisconnectedTimeout: 2 * time.Second})
+	mic, s, ptt := rs.Mic, rs.Session, rs.PTT
+	// goleak's deferred check runs before t.Cleanup would close these.
+	defer func() { s.Close(); mic.Close() }()
 	if _, err := ptt.Press(ctx); err != nil {
 		t.Fatal(err)
 	}

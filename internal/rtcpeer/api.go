@@ -1,0 +1,92 @@
+package rtcpeer
+
+import (
+	"fmt"
+
+	"github.com/agentcall/acbridge/protocol"
+	"github.com/pion/ice/v4"
+	"github.com/pion/interceptor"
+	"github.com/pion/webrtc/v4"
+)
+
+// The SDP exchange's names (spec "WebSocket and WebRTC"): the offer is
+// POSTed as application/sdp with the session id header, and the answer
+// comes back as application/sdp.
+const (
+	SessionIDHeader = "AgentCall-Session-ID"
+	SDPMediaType    = "application/sdp"
+)
+
+// OpusPayloadType is the dynamic payload type Opus is registered with (the
+// number browsers use; the peer may negotiate another).
+const OpusPayloadType = 111
+
+// OpusCodec is the profile's audio codec in SDP terms. RFC 7587 §7 fixes
+// the SDP form at opus/48000/2 whatever is sent; stereo=0 and
+// sprop-stereo=0 say that this end wants and sends mono, as the profile's
+// "channels": 1 asks.
+var OpusCodec = webrtc.RTPCodecCapability{
+	MimeType:    webrtc.MimeTypeOpus,
+	ClockRate:   48000,
+	Channels:    2,
+	SDPFmtpLine: "minptime=10;useinbandfec=1;stereo=0;sprop-stereo=0",
+}
+
+// MaxSendBuffered bounds what may wait in a data channel for a peer that
+// stopped reading; a send beyond it fails instead of growing memory.
+const MaxSendBuffered = 1 << 20
+
+// NewAPI builds a pion API for one connection: Opus as the only codec,
+// RTCP reports only (voice needs no NACK or bandwidth estimation), detached
+// data channels so that reads are bounded by our own buffer, our advertised
+// max-message-size equal to the 0.1 frame bound, and no mDNS. tune, if not
+// nil, adds the side's own ICE rules (which addresses, which timeouts) to
+// the setting engine.
+//
+// The errors name the step and carry no package prefix, so that each side
+// wraps them under its own.
+func NewAPI(tune func(*webrtc.SettingEngine)) (*webrtc.API, error) {
+	m := &webrtc.MediaEngine{}
+	if err := m.RegisterCodec(webrtc.RTPCodecParameters{RTPCodecCapability: OpusCodec, PayloadType: OpusPayloadType}, webrtc.RTPCodecTypeAudio); err != nil {
+		return nil, fmt.Errorf("webrtc codec: %w", err)
+	}
+	ir := &interceptor.Registry{}
+	if err := webrtc.ConfigureRTCPReports(ir); err != nil {
+		return nil, fmt.Errorf("webrtc interceptors: %w", err)
+	}
+	var s webrtc.SettingEngine
+	s.DetachDataChannels()
+	s.SetSCTPMaxMessageSize(protocol.MaxFrameBytes)
+	s.SetICEMulticastDNSMode(ice.MulticastDNSModeDisabled)
+	if tune != nil {
+		tune(&s)
+	}
+	return webrtc.NewAPI(webrtc.WithMediaEngine(m), webrtc.WithInterceptorRegistry(ir), webrtc.WithSettingEngine(s)), nil
+}
+
+// DrainRTCP reads a sender's RTCP until the sender stops, so that the
+// interceptors see the peer's receiver reports and pion's buffers never
+// fill.
+func DrainRTCP(s *webrtc.RTPSender) {
+	buf := make([]byte, 1500)
+	for {
+		if _, _, err := s.Read(buf); err != nil {
+			return
+		}
+	}
+}
+
+// ValidSessionID applies the ws-client schema's sessionId bound (1 to 128
+// printable ASCII characters, no spaces) to the AgentCall-Session-ID
+// header, which names the same session.
+func ValidSessionID(s string) bool {
+	if len(s) == 0 || len(s) > 128 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < 0x21 || s[i] > 0x7e {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,11 @@
+// Package rtcpeer is what the client and the reference agent share of a
+// peer connection under the agentcall-webrtc-0.1 profile (spec "WebSocket
+// and WebRTC"): the pion API both build (Opus as the only codec, RTCP
+// reports, detached data channels, the 0.1 frame bound as max-message-size,
+// no mDNS), the AgentCall-Session-ID bound, and the 0.1 frame rules applied
+// to data channel messages, as internal/wsframe applies them to WebSocket
+// frames.
+//
+// Who offers and who answers, which ICE candidates are allowed, and what a
+// broken rule is called in an error stay with each side.
+package rtcpeer

@@ -1,0 +1,101 @@
+package sdpcheck
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/pion/sdp/v3"
+)
+
+// DefaultMaxMessageSize is the max-message-size a data channel section
+// without the attribute implies (RFC 8841 §6.1).
+const DefaultMaxMessageSize = 65536
+
+// Direction is the section's direction attribute, else the session's,
+// else sendrecv (RFC 8866 §6.7).
+func Direction(d *sdp.SessionDescription, m *sdp.MediaDescription) string {
+	for _, attrs := range [][]sdp.Attribute{m.Attributes, d.Attributes} {
+		for _, a := range attrs {
+			switch a.Key {
+			case "sendrecv", "sendonly", "recvonly", "inactive":
+				return a.Key
+			}
+		}
+	}
+	return "sendrecv"
+}
+
+// Offers reports whether one of the section's formats maps to the rtpmap
+// encoding enc ("opus/48000/2"), compared without case: an offer lists
+// every codec it would take, in any order.
+func Offers(m *sdp.MediaDescription, enc string) bool {
+	formats := map[string]bool{}
+	for _, f := range m.MediaName.Formats {
+		formats[f] = true
+	}
+	for _, a := range m.Attributes {
+		if a.Key != "rtpmap" {
+			continue
+		}
+		pt, e, ok := strings.Cut(a.Value, " ")
+		if ok && formats[pt] && strings.EqualFold(strings.TrimSpace(e), enc) {
+			return true
+		}
+	}
+	return false
+}
+
+// FirstCodec returns the rtpmap encoding ("opus/48000/2") of the section's
+// first format, the one an answerer will use, or a description of what is
+// missing for an error message.
+func FirstCodec(m *sdp.MediaDescription) string {
+	if len(m.MediaName.Formats) == 0 {
+		return ""
+	}
+	pt := m.MediaName.Formats[0]
+	for _, a := range m.Attributes {
+		if a.Key != "rtpmap" {
+			continue
+		}
+		if f, enc, ok := strings.Cut(a.Value, " "); ok && f == pt {
+			return strings.TrimSpace(enc)
+		}
+	}
+	return "payload type " + pt + " without rtpmap"
+}
+
+// MaxMessageSize is the section's max-message-size; 0 means unlimited. An
+// absent or unreadable attribute counts as the RFC 8841 default, since
+// that is what the peer's stack will assume too.
+func MaxMessageSize(m *sdp.MediaDescription) int {
+	v, ok := m.Attribute("max-message-size")
+	if !ok {
+		return DefaultMaxMessageSize
+	}
+	n, err := strconv.ParseUint(strings.TrimSpace(v), 10, 32)
+	if err != nil {
+		return DefaultMaxMessageSize
+	}
+	return int(n)
+}
+
+// IsDataChannel recognises a data channel section in the RFC 8841 form
+// ("UDP/DTLS/SCTP webrtc-datachannel") and in the older one that aiortc
+// and early browsers still write ("DTLS/SCTP 5000" with
+// "a=sctpmap:5000 webrtc-datachannel ...").
+func IsDataChannel(m *sdp.MediaDescription) bool {
+	if len(m.MediaName.Formats) == 0 {
+		return false
+	}
+	if m.MediaName.Formats[0] == "webrtc-datachannel" {
+		return true
+	}
+	for _, a := range m.Attributes {
+		if a.Key == "sctpmap" {
+			if f := strings.Fields(a.Value); len(f) >= 2 && f[0] == m.MediaName.Formats[0] && f[1] == "webrtc-datachannel" {
+				return true
+			}
+		}
+	}
+	return false
+}
