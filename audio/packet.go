@@ -8,7 +8,7 @@ const (
 	SampleRate    = 48000
 	Channels      = 1
 	FrameDuration = 20 * time.Millisecond
-	FrameSamples  = SampleRate * int(FrameDuration) / int(time.Second) // 960
+	FrameSamples  = int(SampleRate * FrameDuration / time.Second) // 960; typed so it also fits a 32-bit int
 )
 
 // Packet is one encoded Opus packet and the audio time it covers. The

@@ -74,7 +74,7 @@ static int check_header(j_decompress_ptr d, acb_dec *o) {
 		snprintf(o->msg, ACB_MSG_LEN, "unsupported color space (%d components)", d->num_components);
 		return -2;
 	}
-	if ((long)d->image_width * (long)d->image_height > o->max_pixels) {
+	if ((long long)d->image_width * (long long)d->image_height > (long long)o->max_pixels) { /* long is 32-bit on armhf */
 		snprintf(o->msg, ACB_MSG_LEN, "%ux%u pixels exceeds the input limit", d->image_width, d->image_height);
 		return -3;
 	}

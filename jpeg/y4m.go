@@ -42,7 +42,7 @@ func parseY4M(data []byte, maxPixels int) (*frame, error) {
 	if w <= 0 || h <= 0 || w > 1<<16 || h > 1<<16 {
 		return nil, fmt.Errorf("%w: YUV4MPEG2 size %dx%d", ErrBadInput, w, h)
 	}
-	if w*h > maxPixels {
+	if int64(w)*int64(h) > int64(maxPixels) { // int64: w*h overflows a 32-bit int
 		return nil, fmt.Errorf("%w: %dx%d pixels", ErrInputTooLarge, w, h)
 	}
 	n, cw, ch := 3, w, h
