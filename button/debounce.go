@@ -78,6 +78,17 @@ type control struct {
 	longTimer Timer // non-nil while waiting for a long press
 }
 
+// setInput records one input's raw level and returns the control's: pressed
+// while any of its inputs is.
+func (c *control) setInput(input int, pressed bool) bool {
+	if pressed {
+		c.inputs[input] = true
+	} else {
+		delete(c.inputs, input)
+	}
+	return len(c.inputs) > 0
+}
+
 var _ Source = (*Debouncer)(nil)
 
 // NewDebouncer returns a Debouncer; o may be nil.
@@ -126,12 +137,7 @@ func (d *Debouncer) SetInput(name string, input int, pressed bool) {
 		return
 	}
 	c := d.control(name)
-	if pressed {
-		c.inputs[input] = true
-	} else {
-		delete(c.inputs, input)
-	}
-	level := len(c.inputs) > 0
+	level := c.setInput(input, pressed)
 	if level == c.raw {
 		return
 	}
@@ -152,12 +158,7 @@ func (d *Debouncer) Seed(name string, input int, pressed bool) {
 		return
 	}
 	c := d.control(name)
-	if pressed {
-		c.inputs[input] = true
-	} else {
-		delete(c.inputs, input)
-	}
-	c.raw = len(c.inputs) > 0
+	c.raw = c.setInput(input, pressed)
 	c.stable = c.raw
 }
 
