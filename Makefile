@@ -41,7 +41,7 @@ test: deps vet
 	scripts/pcscd.sh start
 	ACBRIDGE_REQUIRE_SERVICES=1 $(GO) test $(RACE) -count=1 -timeout 40m ./... ; \
 	  status=$$?; scripts/pcscd.sh stop || true; exit $$status
-	$(MAKE) test-cross
+	$(MAKE) --no-print-directory test-cross
 
 bench:
 	scripts/install-deps.sh bench
