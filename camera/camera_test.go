@@ -327,3 +327,31 @@ func TestChooseFormat(t *testing.T) {
 		t.Errorf("depth only: %v", err)
 	}
 }
+
+// infoOnly is a driver known only by its Info, for selection tests.
+type infoOnly struct {
+	driver.Driver
+	info driver.Info
+}
+
+func (d infoOnly) Info() driver.Info { return d.info }
+
+// With no Device configured, a node that answered as a capture device wins
+// over earlier nodes that did not (a Raspberry Pi's codec and ISP nodes).
+func TestFirstCameraSkipsNodesThatAreNotCameras(t *testing.T) {
+	codec := infoOnly{info: driver.Info{Label: "video10;video10", Name: ";platform:bcm2835-codec"}}
+	isp := infoOnly{info: driver.Info{Label: "video13;video13", Name: ""}}
+	usb := infoOnly{info: driver.Info{Label: "usb-Cam-video-index0;video0", Name: "USB Camera;usb-0000:01:00.0-1.4"}}
+	test := infoOnly{info: driver.Info{Label: TestDevice}}
+	got, err := selectDriver([]driver.Driver{codec, isp, usb, test}, "")
+	if err != nil || got.Info().Label != usb.info.Label {
+		t.Fatalf("picked %+v, %v", got, err)
+	}
+	got, err = selectDriver([]driver.Driver{isp, test}, "")
+	if err != nil || got.Info().Label != isp.info.Label {
+		t.Fatalf("fallback picked %+v, %v", got, err)
+	}
+	if _, err := selectDriver([]driver.Driver{test}, ""); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("only the test pattern: %v", err)
+	}
+}

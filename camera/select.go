@@ -78,16 +78,13 @@ func selectDriver(drivers []driver.Driver, want string) (driver.Driver, error) {
 			keys = append(keys, filepath.Base(real))
 		}
 	}
+	if want == "" {
+		return firstCamera(drivers)
+	}
 	var labels []string
 	for _, d := range drivers {
 		info := d.Info()
 		labels = append(labels, info.Label)
-		if want == "" {
-			if info.Label != TestDevice {
-				return d, nil
-			}
-			continue
-		}
 		if info.Label == want || strings.SplitN(info.Name, v4l2.LabelSeparator, 2)[0] == want {
 			return d, nil
 		}
@@ -102,10 +99,33 @@ func selectDriver(drivers []driver.Driver, want string) (driver.Driver, error) {
 			}
 		}
 	}
-	if want == "" {
+	return nil, fmt.Errorf("%w (wanted %.64q; connected: %.200s)", ErrNotFound, want, strings.Join(labels, ", "))
+}
+
+// firstCamera picks the camera for an empty Device: the first V4L2 node
+// that answered its capability query with a name. mediadevices registers
+// every /dev/video* node, and on a Raspberry Pi the codec and ISP nodes
+// (/dev/video10 and up) are not cameras; its discovery leaves their name
+// empty because the query as a capture device fails. A node without a name
+// is taken only when there is nothing better (a busy camera also has none).
+func firstCamera(drivers []driver.Driver) (driver.Driver, error) {
+	var fallback driver.Driver
+	for _, d := range drivers {
+		info := d.Info()
+		if info.Label == TestDevice {
+			continue
+		}
+		if strings.SplitN(info.Name, v4l2.LabelSeparator, 2)[0] != "" {
+			return d, nil
+		}
+		if fallback == nil {
+			fallback = d
+		}
+	}
+	if fallback == nil {
 		return nil, fmt.Errorf("%w (none connected)", ErrNotFound)
 	}
-	return nil, fmt.Errorf("%w (wanted %.64q; connected: %.200s)", ErrNotFound, want, strings.Join(labels, ", "))
+	return fallback, nil
 }
 
 // classify maps driver errors to the sentinels, keeping the cause.
