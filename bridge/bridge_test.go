@@ -4,7 +4,6 @@ import (
 	"context"
 	"net"
 	"net/http"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -17,7 +16,6 @@ import (
 	"github.com/agentcall/acbridge/button/buttontest"
 	"github.com/agentcall/acbridge/camera"
 	"github.com/agentcall/acbridge/client"
-	"github.com/agentcall/acbridge/keystore"
 	"github.com/agentcall/acbridge/nfc/nfctest"
 	"go.uber.org/goleak"
 )
@@ -94,16 +92,9 @@ func newRig(t *testing.T, setup ...func(*rig)) *rig {
 	}
 	r.serve("127.0.0.1:0")
 	base := "http://" + r.addr
-	ks, err := keystore.Create(filepath.Join(t.TempDir(), "keystore.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	scope, err := keystore.CanonicalScope(base)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r.reader = nfctest.New(ks, scope)
+	r.reader = nfctest.ForAgent(t, base)
 	r.buttons = buttontest.NewSource(&button.Options{Debounce: -1})
+	var err error
 	r.cam, err = camera.New(camera.Config{Device: camera.TestDevice})
 	if err != nil {
 		t.Fatal(err)

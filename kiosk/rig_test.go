@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -17,7 +16,6 @@ import (
 	"github.com/agentcall/acbridge/button"
 	"github.com/agentcall/acbridge/camera"
 	"github.com/agentcall/acbridge/client"
-	"github.com/agentcall/acbridge/keystore"
 	"github.com/agentcall/acbridge/kiosk"
 	"github.com/agentcall/acbridge/nfc/nfctest"
 )
@@ -62,15 +60,7 @@ func newRig(t *testing.T) *rig {
 	go r.srv.Serve(ln)
 	base := "http://" + ln.Addr().String()
 
-	ks, err := keystore.Create(filepath.Join(t.TempDir(), "keystore.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	scope, err := keystore.CanonicalScope(base)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r.reader = nfctest.New(ks, scope)
+	r.reader = nfctest.ForAgent(t, base)
 	r.cam, err = camera.New(camera.Config{Device: camera.TestDevice})
 	if err != nil {
 		t.Fatal(err)
