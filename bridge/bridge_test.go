@@ -92,9 +92,12 @@ func newRig(t *testing.T, setup ...func(*rig)) *rig {
 	}
 	r.serve("127.0.0.1:0")
 	base := "http://" + r.addr
-	r.reader = nfctest.ForAgent(t, base)
+	reader, err := nfctest.ForAgent(t.TempDir(), base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.reader = reader
 	r.buttons = buttontest.NewSource(&button.Options{Debounce: -1})
-	var err error
 	r.cam, err = camera.New(camera.Config{Device: camera.TestDevice})
 	if err != nil {
 		t.Fatal(err)

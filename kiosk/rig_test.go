@@ -60,7 +60,11 @@ func newRig(t *testing.T) *rig {
 	go r.srv.Serve(ln)
 	base := "http://" + ln.Addr().String()
 
-	r.reader = nfctest.ForAgent(t, base)
+	reader, err := nfctest.ForAgent(t.TempDir(), base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.reader = reader
 	r.cam, err = camera.New(camera.Config{Device: camera.TestDevice})
 	if err != nil {
 		t.Fatal(err)

@@ -2,23 +2,22 @@ package nfctest
 
 import (
 	"path/filepath"
-	"testing"
 
 	"github.com/agentcall/acbridge/keystore"
 )
 
-// ForAgent returns a virtual reader for tests of code above the reader:
-// its aliases come from a fresh keystore in t's temporary directory,
-// scoped to the agent at agentURL, as the daemon scopes them.
-func ForAgent(t testing.TB, agentURL string) *Reader {
-	t.Helper()
-	ks, err := keystore.Create(filepath.Join(t.TempDir(), "keystore.json"))
+// ForAgent returns a virtual reader whose aliases come from a fresh
+// keystore created in dir, scoped to the agent at agentURL as the daemon
+// scopes them: the set-up of tests of code above the reader. (No
+// testing.TB here: the demo links this package.)
+func ForAgent(dir, agentURL string) (*Reader, error) {
+	ks, err := keystore.Create(filepath.Join(dir, "keystore.json"))
 	if err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
 	scope, err := keystore.CanonicalScope(agentURL)
 	if err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
-	return New(ks, scope)
+	return New(ks, scope), nil
 }
