@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"encoding/xml"
+	"github.com/agentcall/acbridge/internal/needs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -179,14 +180,7 @@ func checkJUnit(t *testing.T, path string, rep *accept.Report) {
 // xmllint fails instead of skipping.
 func validateXSD(t *testing.T, path string) {
 	t.Helper()
-	xmllint, err := exec.LookPath("xmllint")
-	if err != nil {
-		msg := "xmllint not found: apt-get install libxml2-utils (scripts/install-deps.sh test)"
-		if os.Getenv("ACBRIDGE_REQUIRE_SERVICES") != "" {
-			t.Fatal(msg)
-		}
-		t.Skip(msg)
-	}
+	xmllint := needs.Tool(t, "libxml2-utils", "xmllint")
 	out, err := exec.Command(xmllint, "--noout", "--nonet", "--schema", "testdata/junit.xsd", path).CombinedOutput()
 	if err != nil {
 		t.Errorf("the JUnit report does not validate against testdata/junit.xsd: %v\n%s", err, out)

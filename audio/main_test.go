@@ -1,8 +1,7 @@
 package audio_test
 
 import (
-	"os"
-	"os/exec"
+	"github.com/agentcall/acbridge/internal/needs"
 	"testing"
 
 	"go.uber.org/goleak"
@@ -17,12 +16,5 @@ func TestMain(m *testing.M) {
 // tool fails there instead of skipping.
 func requireTool(t *testing.T, name, pkg string) {
 	t.Helper()
-	if _, err := exec.LookPath(name); err == nil {
-		return
-	}
-	msg := name + " not found: apt-get install " + pkg + " (scripts/install-deps.sh test)"
-	if os.Getenv("ACBRIDGE_REQUIRE_SERVICES") != "" {
-		t.Fatal(msg)
-	}
-	t.Skip(msg)
+	needs.Tool(t, pkg, name)
 }

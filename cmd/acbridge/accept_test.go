@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"github.com/agentcall/acbridge/internal/needs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -65,14 +66,7 @@ func assertNoPhoto(t *testing.T, where string, b, photo []byte) {
 
 func xmllintSchema(t *testing.T, path string) {
 	t.Helper()
-	xmllint, err := exec.LookPath("xmllint")
-	if err != nil {
-		msg := "xmllint not found: apt-get install libxml2-utils (scripts/install-deps.sh test)"
-		if os.Getenv("ACBRIDGE_REQUIRE_SERVICES") != "" {
-			t.Fatal(msg)
-		}
-		t.Skip(msg)
-	}
+	xmllint := needs.Tool(t, "libxml2-utils", "xmllint")
 	if out, err := exec.Command(xmllint, "--noout", "--nonet", "--schema", "../../accept/testdata/junit.xsd", path).CombinedOutput(); err != nil {
 		t.Errorf("%s does not validate: %v\n%s", path, err, out)
 	}

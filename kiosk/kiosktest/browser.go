@@ -5,8 +5,8 @@ package kiosktest
 import (
 	"context"
 	"fmt"
+	"github.com/agentcall/acbridge/internal/needs"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
 	"time"
@@ -28,16 +28,8 @@ type Browser struct {
 // services are not required (a developer's machine); `make test` installs
 // it and sets ACBRIDGE_REQUIRE_SERVICES, so there it fails instead.
 func ChromiumPath(t testing.TB) string {
-	for _, p := range []string{"chromium", "/usr/bin/chromium"} {
-		if path, err := exec.LookPath(p); err == nil {
-			return path
-		}
-	}
-	if os.Getenv("ACBRIDGE_REQUIRE_SERVICES") != "" {
-		t.Fatal("chromium is not installed: apt-get install chromium (scripts/install-deps.sh test)")
-	}
-	t.Skip("chromium is not installed (apt-get install chromium); set ACBRIDGE_REQUIRE_SERVICES=1 to fail instead")
-	return ""
+	t.Helper()
+	return needs.Tool(t, "chromium", "chromium", "/usr/bin/chromium")
 }
 
 // ScreenshotDir is ACBRIDGE_SCREENSHOTS (kept: `make screenshots`) or a

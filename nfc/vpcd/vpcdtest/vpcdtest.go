@@ -2,6 +2,7 @@ package vpcdtest
 
 import (
 	"bytes"
+	"github.com/agentcall/acbridge/internal/needs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -38,15 +39,7 @@ func Require(t testing.TB) {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-	unavailable(t, "pcscd with the vsmartcard-vpcd driver is needed (scripts/pcscd.sh start): "+err.Error())
-}
-
-func unavailable(t testing.TB, msg string) {
-	t.Helper()
-	if os.Getenv("ACBRIDGE_REQUIRE_SERVICES") != "" {
-		t.Fatal(msg)
-	}
-	t.Skip(msg)
+	needs.Unavailable(t, "pcscd with the vsmartcard-vpcd driver is needed (scripts/pcscd.sh start): "+err.Error())
 }
 
 func lock(t testing.TB) {
@@ -123,7 +116,7 @@ func RestartPCSCD(t testing.TB, kill bool) {
 		t.Fatalf("%s %v: %v\n%s", script, args, err, out)
 	}
 	if after := PCSCDPid(); after == 0 || after == before {
-		unavailable(t, "pcscd was not restarted: it is not managed by scripts/pcscd.sh (stop the system pcscd and run scripts/pcscd.sh start)")
+		needs.Unavailable(t, "pcscd was not restarted: it is not managed by scripts/pcscd.sh (stop the system pcscd and run scripts/pcscd.sh start)")
 	}
 }
 
