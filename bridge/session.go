@@ -4,13 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/agentcall/acbridge/notice"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/agentcall/acbridge/button"
 	"github.com/agentcall/acbridge/client"
+	"github.com/agentcall/acbridge/notice"
 	"github.com/agentcall/acbridge/protocol"
 )
 
@@ -30,8 +30,7 @@ type conv struct {
 	spoke      bool
 	speakText  bool // voice.owner is "client": speak the agent's text
 	offered    []protocol.Modality
-	rtc        *client.WebRTCTransport // nil on WebSocket
-	ptt        *client.PushToTalk      // nil without explicit turns
+	ptt        *client.PushToTalk // nil without explicit turns (or on WebSocket)
 }
 
 // startVoice sets up the microphone of a WebRTC session: push-to-talk on the
@@ -39,7 +38,6 @@ type conv struct {
 // microphone open for the whole session ("the microphone is open only
 // while a session has audio").
 func (c *conv) startVoice(ctx context.Context, rtc *client.WebRTCTransport) error {
-	c.rtc = rtc
 	if c.b.o.Mic == nil {
 		c.b.info("this agent listens, but no microphone is configured")
 		return nil
