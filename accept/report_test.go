@@ -5,7 +5,6 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"encoding/xml"
-	"github.com/agentcall/acbridge/internal/needs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,6 +14,7 @@ import (
 	"time"
 
 	"github.com/agentcall/acbridge/accept"
+	"github.com/agentcall/acbridge/internal/needs"
 )
 
 // checkReports writes both reports of r and checks them: no UID, no image

@@ -3,7 +3,6 @@ package agent
 import (
 	"context"
 	"errors"
-	"github.com/agentcall/acbridge/internal/syncbuf"
 	"io"
 	"log/slog"
 	"net"
@@ -13,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentcall/acbridge/internal/syncbuf"
 	"github.com/agentcall/acbridge/protocol"
 	"github.com/coder/websocket"
 )

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/agentcall/acbridge/internal/syncbuf"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -14,6 +13,7 @@ import (
 	"time"
 
 	"github.com/agentcall/acbridge/conformance"
+	"github.com/agentcall/acbridge/internal/syncbuf"
 	"github.com/agentcall/acbridge/protocol"
 	"github.com/coder/websocket"
 	"go.uber.org/goleak"

@@ -1,8 +1,9 @@
 package audio_test
 
 import (
-	"github.com/agentcall/acbridge/internal/needs"
 	"testing"
+
+	"github.com/agentcall/acbridge/internal/needs"
 
 	"go.uber.org/goleak"
 )

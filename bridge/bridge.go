@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/agentcall/acbridge/notice"
 	"io"
 	"log/slog"
 	"slices"
@@ -16,6 +15,7 @@ import (
 	"github.com/agentcall/acbridge/button"
 	"github.com/agentcall/acbridge/client"
 	"github.com/agentcall/acbridge/nfc"
+	"github.com/agentcall/acbridge/notice"
 	"github.com/agentcall/acbridge/protocol"
 )
 

@@ -3,10 +3,11 @@ package bridge
 import (
 	"bytes"
 	"context"
-	"github.com/agentcall/acbridge/notice"
 	"io"
 	"strings"
 	"sync"
+
+	"github.com/agentcall/acbridge/notice"
 )
 
 // Transcript is an Out writer that keeps what the bridge showed the person

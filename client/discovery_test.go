@@ -3,12 +3,12 @@ package client_test
 import (
 	"context"
 	"errors"
-	"github.com/agentcall/acbridge/client"
-	"github.com/agentcall/acbridge/client/clienttest"
 	"net/http"
 	"strings"
 	"testing"
 
+	"github.com/agentcall/acbridge/client"
+	"github.com/agentcall/acbridge/client/clienttest"
 	"github.com/agentcall/acbridge/protocol"
 	"github.com/coder/websocket"
 )

@@ -3,12 +3,13 @@ package kiosk_test
 import (
 	"context"
 	"fmt"
-	"github.com/agentcall/acbridge/kiosk/kiosktest"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/agentcall/acbridge/kiosk/kiosktest"
 
 	"github.com/chromedp/cdproto/target"
 	"github.com/chromedp/chromedp"

@@ -1,13 +1,13 @@
 package kiosk_test
 
 import (
-	"github.com/agentcall/acbridge/kiosk/kiosktest"
-	"github.com/agentcall/acbridge/notice"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/agentcall/acbridge/kiosk"
+	"github.com/agentcall/acbridge/kiosk/kiosktest"
+	"github.com/agentcall/acbridge/notice"
 	"github.com/agentcall/acbridge/protocol"
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"

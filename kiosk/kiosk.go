@@ -6,7 +6,6 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
-	"github.com/agentcall/acbridge/notice"
 	"io"
 	"log/slog"
 	"net"
@@ -16,6 +15,7 @@ import (
 	"time"
 
 	"github.com/agentcall/acbridge/button"
+	"github.com/agentcall/acbridge/notice"
 )
 
 // Options configures a Server. A nil *Options is refused: Listen has no

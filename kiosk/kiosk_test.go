@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/agentcall/acbridge/notice"
 	"net/http"
 	"os"
 	"strings"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/agentcall/acbridge/button"
 	"github.com/agentcall/acbridge/kiosk"
+	"github.com/agentcall/acbridge/notice"
 	"github.com/agentcall/acbridge/protocol"
 	"go.uber.org/goleak"
 )

@@ -2,8 +2,6 @@ package kiosk_test
 
 import (
 	"context"
-	"github.com/agentcall/acbridge/internal/syncbuf"
-	"github.com/agentcall/acbridge/notice"
 	"log/slog"
 	"net"
 	"net/http"
@@ -16,8 +14,10 @@ import (
 	"github.com/agentcall/acbridge/button"
 	"github.com/agentcall/acbridge/camera"
 	"github.com/agentcall/acbridge/client"
+	"github.com/agentcall/acbridge/internal/syncbuf"
 	"github.com/agentcall/acbridge/kiosk"
 	"github.com/agentcall/acbridge/nfc/nfctest"
+	"github.com/agentcall/acbridge/notice"
 )
 
 // canaryUID must never appear on the page, in the stream or in the logs.

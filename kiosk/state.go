@@ -1,7 +1,6 @@
 package kiosk
 
 import (
-	"github.com/agentcall/acbridge/notice"
 	"regexp"
 	"slices"
 	"strings"
@@ -9,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/agentcall/acbridge/button"
+	"github.com/agentcall/acbridge/notice"
 	"github.com/agentcall/acbridge/protocol"
 )
 

@@ -8,13 +8,14 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"github.com/agentcall/acbridge/internal/syncbuf"
 	"log/slog"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/agentcall/acbridge/internal/syncbuf"
 
 	"go.uber.org/goleak"
 

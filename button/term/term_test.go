@@ -3,12 +3,13 @@ package term
 import (
 	"context"
 	"errors"
-	"github.com/agentcall/acbridge/internal/needs"
 	"os"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/agentcall/acbridge/internal/needs"
 
 	"go.uber.org/goleak"
 

@@ -5,11 +5,12 @@ package kiosktest
 import (
 	"context"
 	"fmt"
-	"github.com/agentcall/acbridge/internal/needs"
 	"os"
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/agentcall/acbridge/internal/needs"
 
 	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"

@@ -2,7 +2,6 @@ package vpcdtest
 
 import (
 	"bytes"
-	"github.com/agentcall/acbridge/internal/needs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,6 +10,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/agentcall/acbridge/internal/needs"
 
 	"github.com/ebfe/scard"
 
