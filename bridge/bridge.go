@@ -62,6 +62,16 @@ type Options struct {
 
 	ReconnectMin time.Duration // default 1 s
 	ReconnectMax time.Duration // default 60 s
+	// StableAfter is how long a session must last before the reconnect
+	// backoff starts over (default 30 s).
+	StableAfter time.Duration
+	// RunTimeout: a run with no event from the agent for this long gets
+	// response.cancel (default 30 s). CancelGrace: a run still open this
+	// long after a response.cancel ends the session (default 5 s).
+	RunTimeout, CancelGrace time.Duration
+	// RunBudget bounds what the agent may send in one run (nil: the
+	// client's defaults).
+	RunBudget *client.RunBudget
 
 	// Out receives the conversation for the person (default: discard).
 	Out io.Writer
@@ -97,6 +107,7 @@ type Bridge struct {
 	audit   *slog.Logger
 	presses chan button.Event
 	wg      sync.WaitGroup
+	up      time.Time // when the last session was established
 }
 
 // New returns a Bridge; Run starts it.
@@ -128,6 +139,15 @@ func New(o Options) *Bridge {
 	if o.PhotoIntent == "" {
 		o.PhotoIntent = "identify"
 	}
+	if o.StableAfter == 0 {
+		o.StableAfter = 30 * time.Second
+	}
+	if o.RunTimeout == 0 {
+		o.RunTimeout = 30 * time.Second
+	}
+	if o.CancelGrace == 0 {
+		o.CancelGrace = 5 * time.Second
+	}
 	if o.LED == nil {
 		o.LED = button.NopIndicator{}
 	}
@@ -152,7 +172,7 @@ func (b *Bridge) Run(ctx context.Context) error {
 		if errors.Is(err, errHardwareChanged) {
 			continue
 		}
-		if established {
+		if established && b.stable(b.up) {
 			bo.Reset()
 		}
 		b.state(State{Err: err})
@@ -176,11 +196,9 @@ func (b *Bridge) wait(ctx context.Context, d time.Duration) bool {
 		case <-timer.C:
 			return true
 		case ev := <-b.presses:
-			if ev.Pressed && !ev.Long {
-				b.info("not connected to the agent yet; press again in a moment")
-			}
+			b.refusePress(ev)
 		case <-b.o.Texts:
-			b.info("not connected to the agent yet; nothing was sent")
+			b.refuseText()
 		case <-ctx.Done():
 			return false
 		}

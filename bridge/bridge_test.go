@@ -176,8 +176,10 @@ func TestScanTeachConfirmRescan(t *testing.T) {
 	r.reader.Tap(canaryUID)
 	waitFor(t, r.out, "agent: Unknown object; no association stored.", 1)
 	r.reader.Remove()
+	waitRuns(t, r.out, 1) // a line typed while the agent answers is refused
 	r.say("teach object Workshop router")
 	waitFor(t, r.out, "agent: Proposed Workshop router", 1)
+	waitRuns(t, r.out, 2)
 	r.say("confirm object")
 	waitFor(t, r.out, "agent: Confirmed Workshop router for this session.", 1)
 	waitRuns(t, r.out, 3)
@@ -204,6 +206,7 @@ func TestAgentRequestAnsweredOnlyByMatchingPress(t *testing.T) {
 	if !strings.Contains(r.log.String(), "interactionId=turn-1-nfc") {
 		t.Errorf("the answer's audit line has no interactionId:\n%s", r.log.String())
 	}
+	waitRuns(t, r.out, 1)
 	r.say("take a photo")
 	waitFor(t, r.out, "agent asks:", 2)
 	r.press(button.Photo)

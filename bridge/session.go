@@ -24,13 +24,15 @@ type conv struct {
 	scans, photos int
 	// collecting is the control whose collection runs (one at a time)
 	collecting string
-	results    chan collected
-	text       strings.Builder // the run's text, for TTS when no segments came
-	queued     []string        // typed turns waiting for the active run to end
-	spoke      bool
-	speakText  bool // voice.owner is "client": speak the agent's text
-	offered    []protocol.Modality
-	ptt        *client.PushToTalk // nil without explicit turns (or on WebSocket)
+	// stopCollect disarms the running collection (a long CANCEL).
+	stopCollect context.CancelFunc
+	disarmed    bool // a long CANCEL stopped the running collection
+	results     chan collected
+	run         runState // the agent's current run
+	watch       runWatch
+	speakText   bool // voice.owner is "client": speak the agent's text
+	offered     []protocol.Modality
+	ptt         *client.PushToTalk // nil without explicit turns (or on WebSocket)
 }
 
 // startVoice sets up the microphone of a WebRTC session: push-to-talk on the
@@ -68,32 +70,14 @@ type collected struct {
 }
 
 // session runs one logical session to its end. established reports whether
-// session.established was reached (the backoff resets then).
+// session.established was reached; b.up is when.
 func (b *Bridge) session(ctx context.Context) (established bool, err error) {
-	ag, err := client.Discover(ctx, b.o.AgentURL, b.o.Token, b.o.Policy)
+	d, err := b.connect(ctx)
 	if err != nil {
 		return false, err
 	}
-	var t client.Transport
-	var rtc *client.WebRTCTransport
-	opts := &client.Options{Modalities: b.present(), Logger: b.log}
-	if ag.Card.Params.AGUI.Transport == protocol.TransportWebRTC {
-		rtc, err = ag.DialWebRTC(ctx, &client.WebRTCOptions{Mic: b.o.Mic, Sink: b.o.Speaker, Logger: b.log.With("part", "webrtc")})
-		t = rtc
-		if err == nil {
-			opts.SessionID, opts.ExplicitTurns = rtc.SessionID(), b.o.Mic != nil
-		}
-	} else {
-		t, err = ag.Dial(ctx)
-	}
-	if err != nil {
-		return false, err
-	}
-	mods := opts.Modalities
-	s, err := client.Start(ctx, t, ag.Card, opts)
-	if err != nil {
-		return false, err
-	}
+	b.up = b.o.Now()
+	ag, s, rtc, mods := d.ag, d.s, d.rtc, d.mods
 	c := &conv{b: b, s: s, origin: ag.Origin, results: make(chan collected, 1), offered: mods,
 		speakText: ag.Card.Params.Voice.Owner == "client"}
 	if rtc != nil {
@@ -124,8 +108,15 @@ func (c *conv) loop(ctx context.Context) error {
 	}()
 	hw := time.NewTicker(c.b.o.HardwareCheck)
 	defer hw.Stop()
+	watch := time.NewTicker(c.b.watchTick())
+	defer watch.Stop()
+	defer c.runCutOff()
 	for {
 		select {
+		case <-watch.C:
+			if err := c.checkRun(ctx); err != nil {
+				return err
+			}
 		case <-hw.C:
 			// Between runs only: a person mid-conversation keeps the session.
 			if now := c.b.present(); !slices.Equal(now, c.offered) && !c.s.Busy() && c.collecting == "" {
@@ -139,6 +130,7 @@ func (c *conv) loop(ctx context.Context) error {
 			if !ok {
 				return c.s.Err()
 			}
+			c.watch.alive(c.b.o.Now())
 			c.event(ctx, env)
 		case ev := <-c.b.presses:
 			if c.press(cctx, ev) {
@@ -167,35 +159,24 @@ func (c *conv) event(ctx context.Context, env protocol.Envelope) {
 	e := env.Event
 	switch e.Type {
 	case protocol.EventRunStarted:
-		c.text.Reset()
-		c.spoke = false
+		c.runStarted()
 	case protocol.EventTextDelta:
-		c.text.WriteString(e.Text)
+		c.delta(e.Text)
 		b.show(notice.Notice{Kind: notice.AgentText, Text: e.Text})
-		b.log.Info("agent text", "chars", len(e.Text))
 	case protocol.EventSpeechSegment:
-		if c.speakText && b.o.Speak != nil {
-			b.o.Speak(e.Text)
-			c.spoke = true
+		if c.speakText {
+			b.speak(e.Text)
+			c.run.spoke = true
 		}
 	case protocol.EventRunCompleted:
 		b.display(notice.Notice{Kind: notice.RunDone})
-		if len(c.queued) > 0 {
-			text := c.queued[0]
-			c.queued = c.queued[1:]
-			defer c.say(ctx, text)
-		}
-		if c.speakText && !c.spoke && c.text.Len() > 0 && b.o.Speak != nil {
-			b.o.Speak(c.text.String())
-		}
+		c.runCompleted()
 	case protocol.EventInteractionRequested:
 		mod, _ := protocol.KindModality(e.Kind)
 		b.show(notice.Notice{Kind: notice.Prompt, Text: e.Prompt, Control: controlFor(mod)})
 		b.log.Info("agent requests a collection", "kind", e.Kind, "interactionId", e.InteractionID)
 		b.o.LED.Set(button.LightBlink)
-		if b.o.Speak != nil && e.SpokenPrompt != "" {
-			b.o.Speak(e.SpokenPrompt)
-		}
+		b.speak(e.SpokenPrompt)
 	case protocol.EventInteractionResolved:
 		b.log.Info("agent request resolved", "interactionId", e.InteractionID, "outcome", e.Outcome)
 		if e.Outcome == protocol.OutcomeCancelled {
@@ -235,11 +216,7 @@ func modalityFor(control string) (protocol.Modality, bool) {
 func (c *conv) press(ctx context.Context, ev button.Event) bool {
 	b := c.b
 	if ev.Control == button.Cancel && ev.Long {
-		if err := c.s.Cancel(ctx); err != nil {
-			b.log.Warn("cancel not sent", "err", err)
-		} else {
-			b.info("cancelled")
-		}
+		c.cancel(ctx)
 		return false
 	}
 	if ev.Control == button.Talk {
@@ -275,6 +252,7 @@ func (c *conv) press(ctx context.Context, ev button.Event) bool {
 	}
 	c.collecting = ev.Control
 	started := b.o.Now()
+	ctx, c.stopCollect = context.WithCancel(ctx)
 	switch mod {
 	case protocol.NFC:
 		c.scans++
@@ -327,6 +305,10 @@ func (c *conv) photo(ctx context.Context, id string) (*protocol.Observation, err
 func (c *conv) collectionDone(ctx context.Context, r collected) {
 	b := c.b
 	c.collecting = ""
+	cancelled := false
+	if c.stopCollect != nil {
+		cancelled = c.collectCancelled()
+	}
 	light := button.LightOff
 	if _, pending := c.s.Pending(); pending {
 		light = button.LightBlink
@@ -336,7 +318,12 @@ func (c *conv) collectionDone(ctx context.Context, r collected) {
 	if r.control == button.Photo {
 		kind = "photo"
 	}
-	b.o.Metrics.collection(kind, b.o.Now().Sub(r.started), r.err)
+	b.o.Metrics.collection(kind, b.o.Now().Sub(r.started), r.err, cancelled)
+	if cancelled {
+		// Even a result that raced the CANCEL is not sent.
+		b.show(notice.Notice{Kind: notice.Disarmed, Control: r.control, Text: kind + " cancelled"})
+		return
+	}
 	if r.err != nil {
 		if ctx.Err() == nil {
 			b.log.Warn(kind+" failed", "err", r.err)
@@ -367,12 +354,10 @@ func (c *conv) say(ctx context.Context, text string) {
 		return
 	}
 	if c.s.Busy() {
-		// Typed while the agent answers: sent when it is done, as a person
-		// expects of a chat; a few at most.
-		if len(c.queued) < 4 {
-			c.queued = append(c.queued, text)
-			return
-		}
+		// Never kept for later: a line sent after a long or cancelled
+		// answer would surprise the person, or the next one.
+		c.b.show(notice.Notice{Kind: notice.Refused, Text: "the agent is still answering: not sent — type it again when it is done, or hold CANCEL"})
+		return
 	}
 	if _, err := c.s.Say(ctx, text); err != nil {
 		c.b.log.Warn("text not sent", "err", err)

@@ -209,7 +209,9 @@ func TestRunDaemonEndToEnd(t *testing.T) {
 	want := ks.Object(scope, uid).ObjectRef
 	d.wait(d.err, "objectRef="+want, 1)
 
-	// An agent request is answered by the matching press only.
+	// An agent request is answered by the matching press only (once the
+	// run is over: a line typed while the agent answers is refused).
+	d.wait(d.err, "agent answered", 1)
 	d.say("scan an object")
 	d.wait(d.out, "agent asks:", 1)
 	d.press(keyP)
@@ -220,6 +222,7 @@ func TestRunDaemonEndToEnd(t *testing.T) {
 	d.wait(d.err, "interactionId=turn-2-nfc", 1)
 
 	// A photo, for the canary check on image bytes.
+	d.wait(d.err, "agent answered", 2)
 	d.say("hello")
 	d.wait(d.out, "you: hello", 1)
 	time.Sleep(300 * time.Millisecond) // let the run complete
