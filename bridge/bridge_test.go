@@ -5,6 +5,7 @@ import (
 	"net"
 	"net/http"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -17,6 +18,7 @@ import (
 	"github.com/agentcall/acbridge/camera"
 	"github.com/agentcall/acbridge/client"
 	"github.com/agentcall/acbridge/nfc/nfctest"
+	"github.com/agentcall/acbridge/protocol"
 	"go.uber.org/goleak"
 )
 
@@ -67,6 +69,12 @@ type rig struct {
 	// mic and speaker are set for WebRTC rigs.
 	mic     *audio.Mic
 	speaker *audiotest.Recorder
+	// handler, if set, serves instead of the reference agent (which it
+	// may wrap); noWait skips waiting for the first session.
+	handler func(*agent.Agent) http.Handler
+	noWait  bool
+	opts    func(*bridge.Options) // adjusts the bridge's options
+	photos  atomic.Int32          // camera captures started
 }
 
 func (r *rig) serve(addr string) {
@@ -77,6 +85,9 @@ func (r *rig) serve(addr string) {
 	r.addr = ln.Addr().String()
 	r.agent = agent.New(r.agentOpts)
 	r.srv = &http.Server{Handler: r.agent}
+	if r.handler != nil {
+		r.srv.Handler = r.handler(r.agent)
+	}
 	go r.srv.Serve(ln)
 }
 
@@ -103,11 +114,11 @@ func newRig(t *testing.T, setup ...func(*rig)) *rig {
 		t.Fatal(err)
 	}
 	logger := slogTo(r.log)
-	b := bridge.New(bridge.Options{
+	o := bridge.Options{
 		AgentURL:      base,
 		Policy:        &client.Policy{AllowInsecureLocal: true},
 		Reader:        r.reader,
-		Camera:        &bridge.CameraJPEG{Cam: r.cam},
+		Camera:        &countingCamera{Camera: &bridge.CameraJPEG{Cam: r.cam}, n: &r.photos},
 		Mic:           r.mic,
 		Speaker:       r.speakerSink(),
 		Buttons:       r.buttons,
@@ -119,12 +130,18 @@ func newRig(t *testing.T, setup ...func(*rig)) *rig {
 		Out:           r.out,
 		Display:       r.out.Display,
 		Logger:        logger,
-	})
+	}
+	if r.opts != nil {
+		r.opts(&o)
+	}
+	b := bridge.New(o)
 	ctx, cancel := context.WithCancel(context.Background())
 	r.cancel = cancel
 	go func() { r.done <- b.Run(ctx) }()
 	t.Cleanup(r.stop)
-	waitFor(t, r.out, "[connected to", 1)
+	if !r.noWait {
+		waitFor(t, r.out, "[connected to", 1)
+	}
 	return r
 }
 
@@ -285,4 +302,15 @@ func (r *rig) speakerSink() audio.Sink {
 		return nil
 	}
 	return r.speaker
+}
+
+// countingCamera counts the captures started.
+type countingCamera struct {
+	bridge.Camera
+	n *atomic.Int32
+}
+
+func (c *countingCamera) Photo(ctx context.Context) (*protocol.Image, error) {
+	c.n.Add(1)
+	return c.Camera.Photo(ctx)
 }
