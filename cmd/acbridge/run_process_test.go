@@ -103,6 +103,11 @@ func (d *daemonProc) say(text string) {
 }
 
 func startDaemon(t *testing.T, dir, agentAddr string, extraConfig ...string) *daemonProc {
+	return startDaemonAgent(t, dir, agentAddr, nil, extraConfig...)
+}
+
+// startDaemonAgent is startDaemon with extra keys for the [agent] table.
+func startDaemonAgent(t *testing.T, dir, agentAddr string, agentKeys []string, extraConfig ...string) *daemonProc {
 	fifo := filepath.Join(dir, "keys")
 	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
 		t.Fatal(err)
@@ -117,6 +122,7 @@ func startDaemon(t *testing.T, dir, agentAddr string, extraConfig ...string) *da
 url = "http://%s"
 allow_insecure_local = true
 reconnect_max = "1s"
+%s
 [keystore]
 path = %q
 [nfc]
@@ -135,7 +141,7 @@ device = %q
 key = "KEY_P"
 [metrics]
 listen = "127.0.0.1:0"
-`, agentAddr, filepath.Join(dir, "keystore.json"), fifo, fifo) + strings.Join(extraConfig, "\n")
+`, agentAddr, strings.Join(agentKeys, "\n"), filepath.Join(dir, "keystore.json"), fifo, fifo) + strings.Join(extraConfig, "\n")
 	path := filepath.Join(dir, "acbridge.toml")
 	os.WriteFile(path, []byte(cfg), 0o600)
 	d := &daemonProc{t: t, out: &bridge.Transcript{}, err: &bridge.Transcript{}, keys: keys, exited: make(chan error, 1)}
