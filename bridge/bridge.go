@@ -191,13 +191,18 @@ func (b *Bridge) Run(ctx context.Context) error {
 func (b *Bridge) wait(ctx context.Context, d time.Duration) bool {
 	timer := time.NewTimer(d)
 	defer timer.Stop()
+	texts := b.o.Texts
 	for {
 		select {
 		case <-timer.C:
 			return true
 		case ev := <-b.presses:
 			b.refusePress(ev)
-		case <-b.o.Texts:
+		case _, ok := <-texts:
+			if !ok {
+				texts = nil
+				continue
+			}
 			b.refuseText()
 		case <-ctx.Done():
 			return false
@@ -206,6 +211,11 @@ func (b *Bridge) wait(ctx context.Context, d time.Duration) bool {
 }
 
 func (b *Bridge) state(s State) {
+	if s.Err != nil {
+		// The reason may quote the agent, and ends up in sd_notify STATUS=
+		// (one line per field there) and systemctl status.
+		s.Err = errors.New(notice.Clean(s.Err.Error()))
+	}
 	if b.o.OnState != nil {
 		b.o.OnState(s)
 	}
