@@ -189,25 +189,10 @@ func (b *Bridge) Run(ctx context.Context) error {
 // wait sleeps between sessions; presses meanwhile are answered, not queued
 // for the next session (a stale press must never arm the reader later).
 func (b *Bridge) wait(ctx context.Context, d time.Duration) bool {
-	timer := time.NewTimer(d)
-	defer timer.Stop()
-	texts := b.o.Texts
-	for {
-		select {
-		case <-timer.C:
-			return true
-		case ev := <-b.presses:
-			b.refusePress(ev)
-		case _, ok := <-texts:
-			if !ok {
-				texts = nil
-				continue
-			}
-			b.refuseText()
-		case <-ctx.Done():
-			return false
-		}
-	}
+	wctx, cancel := context.WithTimeout(ctx, d)
+	defer cancel()
+	refuseUntil(b, wctx.Done())
+	return ctx.Err() == nil
 }
 
 func (b *Bridge) state(s State) {

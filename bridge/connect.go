@@ -31,11 +31,18 @@ func (b *Bridge) connect(ctx context.Context) (*dialed, error) {
 		d, err := b.dial(ctx)
 		ch <- result{d, err}
 	}()
+	r := refuseUntil(b, ch)
+	return r.d, r.err
+}
+
+// refuseUntil answers every press and typed line with a refusal until done
+// delivers (or is closed), and returns what it delivered.
+func refuseUntil[T any](b *Bridge, done <-chan T) T {
 	texts := b.o.Texts
 	for {
 		select {
-		case r := <-ch:
-			return r.d, r.err
+		case v := <-done:
+			return v
 		case ev := <-b.presses:
 			b.refusePress(ev)
 		case _, ok := <-texts:
