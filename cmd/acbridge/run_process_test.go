@@ -108,6 +108,19 @@ func startDaemon(t *testing.T, dir, agentAddr string, extraConfig ...string) *da
 
 // startDaemonAgent is startDaemon with extra keys for the [agent] table.
 func startDaemonAgent(t *testing.T, dir, agentAddr string, agentKeys []string, extraConfig ...string) *daemonProc {
+	d := newDaemonAgent(t, dir, agentAddr, agentKeys, extraConfig...)
+	d.start()
+	return d
+}
+
+// newDaemon prepares the process without starting it, so a test can replace
+// its output writers first (a flood's output must not pile up in the test).
+func newDaemon(t *testing.T, dir, agentAddr string, extraConfig ...string) *daemonProc {
+	return newDaemonAgent(t, dir, agentAddr, nil, extraConfig...)
+}
+
+// newDaemonAgent is newDaemon with extra keys for the [agent] table.
+func newDaemonAgent(t *testing.T, dir, agentAddr string, agentKeys []string, extraConfig ...string) *daemonProc {
 	fifo := filepath.Join(dir, "keys")
 	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
 		t.Fatal(err)
@@ -149,16 +162,19 @@ listen = "127.0.0.1:0"
 	d.cmd.Env = append(os.Environ(), "ACBRIDGE_RUN_MAIN=1")
 	d.cmd.Stdout, d.cmd.Stderr = d.out, d.err
 	d.stdin, _ = d.cmd.StdinPipe()
+	t.Cleanup(func() { keys.Close() })
+	return d
+}
+
+func (d *daemonProc) start() {
 	if err := d.cmd.Start(); err != nil {
-		t.Fatal(err)
+		d.t.Fatal(err)
 	}
 	go func() { d.exited <- d.cmd.Wait() }()
-	t.Cleanup(func() {
+	d.t.Cleanup(func() {
 		d.cmd.Process.Kill()
 		<-d.exited
-		keys.Close()
 	})
-	return d
 }
 
 var (
