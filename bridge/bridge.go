@@ -179,7 +179,7 @@ func (b *Bridge) Run(ctx context.Context) error {
 		b.o.Metrics.reconnect()
 		delay := bo.Next()
 		b.log.Warn("agent session ended; reconnecting", "err", err, "in", delay.Round(time.Millisecond), "attempt", bo.Failures())
-		b.show(notice.Notice{Kind: notice.Disconnected, Text: fmt.Sprintf("%v — retrying in %s", err, delay.Round(100*time.Millisecond))})
+		b.show(notice.Notice{Kind: notice.Disconnected, Text: fmt.Sprintf("%s — retrying in %s", why(err), delay.Round(100*time.Millisecond))})
 		if !b.wait(ctx, delay) {
 			return nil
 		}
@@ -193,6 +193,14 @@ func (b *Bridge) wait(ctx context.Context, d time.Duration) bool {
 	defer cancel()
 	refuseUntil(b, wctx.Done())
 	return ctx.Err() == nil
+}
+
+// why says in plain words why a session ended or did not start.
+func why(err error) string {
+	if client.PeerClosed(err) {
+		return fmt.Sprintf("the agent closed the connection (%v)", err)
+	}
+	return fmt.Sprint(err)
 }
 
 func (b *Bridge) state(s State) {

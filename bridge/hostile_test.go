@@ -234,6 +234,9 @@ func TestDroppingAgentIsNotRedialledEachSecond(t *testing.T) {
 	r := newHostileRig(t, hostileagent.Drop, func(o *bridge.Options) {
 		o.ReconnectMin, o.ReconnectMax, o.StableAfter = 100*time.Millisecond, 6*time.Second, 3*time.Second
 	})
+	waitNotice(t, r.out, "the session's end, in plain words", func(n notice.Notice) bool {
+		return n.Kind == notice.Disconnected && strings.HasPrefix(n.Text, "the agent closed the connection")
+	}, 1)
 	time.Sleep(12 * time.Second)
 	n := r.agent.Connections()
 	t.Logf("connections in 12 s at 1/10 scale (= 2 min at the real defaults): %d", n)
