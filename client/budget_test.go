@@ -3,8 +3,6 @@ package client_test
 import (
 	"context"
 	"errors"
-	"net"
-	"net/http"
 	"testing"
 	"time"
 
@@ -18,15 +16,9 @@ import (
 // the agent goes on, after sending session.end.
 func TestRunBudgetEndsAFlood(t *testing.T) {
 	a := hostileagent.New(&hostileagent.Options{Mode: hostileagent.Flood})
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := &http.Server{Handler: a}
-	go srv.Serve(ln)
-	defer func() { srv.Close(); a.Close() }()
+	addr := hostileagent.Serve(t, a)
 	ctx := context.Background()
-	ag, err := client.Discover(ctx, "http://"+ln.Addr().String(), "", &client.Policy{AllowInsecureLocal: true})
+	ag, err := client.Discover(ctx, "http://"+addr, "", &client.Policy{AllowInsecureLocal: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,8 +2,6 @@ package main
 
 import (
 	"fmt"
-	"net"
-	"net/http"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -32,18 +30,8 @@ var canaries = []string{
 // serveHostile serves a hostile agent on 127.0.0.1 until the test ends.
 func serveHostile(t *testing.T, mode hostileagent.Mode) (*hostileagent.Agent, string) {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
 	a := hostileagent.New(&hostileagent.Options{Mode: mode})
-	srv := &http.Server{Handler: a}
-	go srv.Serve(ln)
-	t.Cleanup(func() {
-		srv.Close()
-		a.Close()
-	})
-	return a, ln.Addr().String()
+	return a, hostileagent.Serve(t, a)
 }
 
 // ttsConfig makes the daemon's speech a file the test can read.

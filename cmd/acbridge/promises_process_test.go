@@ -2,10 +2,10 @@ package main
 
 import (
 	"context"
-	"net"
-	"net/http"
+	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"syscall"
@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/agentcall/acbridge/bridge"
+	"github.com/agentcall/acbridge/button/evdev"
 	"github.com/agentcall/acbridge/internal/hostileagent"
 )
 
@@ -114,15 +115,8 @@ func TestRunStaleInputWhileAgentStopped(t *testing.T) {
 // free again (a new session takes a PHOTO press).
 func TestRunSilentAgentFreesTheKiosk(t *testing.T) {
 	dir := t.TempDir()
-	a := hostileagent.New(&hostileagent.Options{Mode: hostileagent.Silent})
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := &http.Server{Handler: a}
-	go srv.Serve(ln)
-	defer func() { srv.Close(); a.Close() }()
-	d := startDaemonAgent(t, dir, ln.Addr().String(), []string{`run_timeout = "2s"`, `cancel_grace = "1s"`},
+	a, addr := serveHostile(t, hostileagent.Silent)
+	d := startDaemonAgent(t, dir, addr, []string{`run_timeout = "2s"`, `cancel_grace = "1s"`},
 		"[modalities]", `enabled = ["photo"]`)
 	d.wait(d.out, "you can use: photo]", 1)
 	start := time.Now()
@@ -147,5 +141,35 @@ func TestRunSilentAgentFreesTheKiosk(t *testing.T) {
 	}
 	if strings.Count(types, "user.turn") != 1 {
 		t.Errorf("a refused line reached the agent: %s", types)
+	}
+}
+
+// #13.3: a long CANCEL (the cancel key held past its long press) frees the
+// kiosk from a silent agent within agent.cancel_grace, long before
+// agent.run_timeout.
+func TestRunLongCancelFreesTheKiosk(t *testing.T) {
+	dir := t.TempDir()
+	a, addr := serveHostile(t, hostileagent.Silent)
+	d := startDaemonAgent(t, dir, addr, []string{`run_timeout = "5m"`, `cancel_grace = "1s"`},
+		"[modalities]", `enabled = ["photo"]`,
+		"[[button]]", `control = "cancel"`, `source = "evdev"`, fmt.Sprintf("device = %q", filepath.Join(dir, "keys")), `key = "KEY_C"`)
+	d.wait(d.out, "you can use: photo]", 1)
+	d.say("hello")
+	d.wait(d.out, "you: hello", 1)
+	keyC, _ := evdev.ParseKey("KEY_C")
+	start := time.Now()
+	if _, err := d.keys.Write(evdev.AppendKey(nil, time.Now(), keyC, true)); err != nil {
+		t.Fatal(err)
+	}
+	d.wait(d.out, "[cancelled]", 1)
+	if _, err := d.keys.Write(evdev.AppendKey(nil, time.Now(), keyC, false)); err != nil {
+		t.Fatal(err)
+	}
+	d.wait(d.out, "[not connected: the agent did not end its answer after a cancel within 1s", 1)
+	t.Logf("long CANCEL held at 0 s: kiosk freed (session ended) after %.2f s (long press 1 s, cancel_grace 1 s, run_timeout 5 m)",
+		time.Since(start).Seconds())
+	d.wait(d.out, "you can use: photo]", 2)
+	if types := strings.Join(a.Types(), " "); !strings.Contains(types, "user.turn response.cancel session.end") {
+		t.Errorf("the agent received %s", types)
 	}
 }
