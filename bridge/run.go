@@ -158,6 +158,9 @@ func (c *conv) cancel(ctx context.Context) {
 // collectCancelled releases the finished collection's context and reports
 // whether a CANCEL disarmed it.
 func (c *conv) collectCancelled() bool {
+	if c.stopCollect == nil {
+		return false
+	}
 	c.stopCollect()
 	c.stopCollect = nil
 	disarmed := c.disarmed

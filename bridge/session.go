@@ -305,10 +305,7 @@ func (c *conv) photo(ctx context.Context, id string) (*protocol.Observation, err
 func (c *conv) collectionDone(ctx context.Context, r collected) {
 	b := c.b
 	c.collecting = ""
-	cancelled := false
-	if c.stopCollect != nil {
-		cancelled = c.collectCancelled()
-	}
+	cancelled := c.collectCancelled()
 	light := button.LightOff
 	if _, pending := c.s.Pending(); pending {
 		light = button.LightBlink

@@ -169,7 +169,7 @@ func (s *state) apply(n notice.Notice, now time.Time) {
 			s.armed, s.armedText = "", ""
 		}
 		s.add("info", "", clean(n.Text, maxLineText), now)
-	case notice.Info:
+	case notice.Info, notice.Refused:
 		s.add("info", "", clean(n.Text, maxLineText), now)
 	}
 }
