@@ -155,6 +155,17 @@ func (c *conv) cancel(ctx context.Context) {
 	c.b.info("cancelled")
 }
 
+// ended reports whether the session has ended though its events are not
+// all read yet: input then is refused, not started on a dead session.
+func (c *conv) ended() bool {
+	select {
+	case <-c.s.Done():
+		return true
+	default:
+		return false
+	}
+}
+
 // collectCancelled releases the finished collection's context and reports
 // whether a CANCEL disarmed it.
 func (c *conv) collectCancelled() bool {

@@ -215,6 +215,10 @@ func modalityFor(control string) (protocol.Modality, bool) {
 // collection goroutine.
 func (c *conv) press(ctx context.Context, ev button.Event) bool {
 	b := c.b
+	if c.ended() {
+		b.refusePress(ev)
+		return false
+	}
 	if ev.Control == button.Cancel && ev.Long {
 		c.cancel(ctx)
 		return false
@@ -348,6 +352,10 @@ func (c *conv) collectionDone(ctx context.Context, r collected) {
 func (c *conv) say(ctx context.Context, text string) {
 	text = strings.TrimSpace(text)
 	if text == "" {
+		return
+	}
+	if c.ended() {
+		c.b.refuseText()
 		return
 	}
 	if c.s.Busy() {
