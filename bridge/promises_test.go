@@ -12,6 +12,7 @@ import (
 	"github.com/agentcall/acbridge/bridge"
 	"github.com/agentcall/acbridge/button"
 	"github.com/agentcall/acbridge/notice"
+	"github.com/agentcall/acbridge/protocol"
 )
 
 // waitNotice waits until n notices match.
@@ -102,5 +103,45 @@ func TestLongCancelDisarmsTheReader(t *testing.T) {
 	r.checkNoCanary()
 	if strings.Contains(r.out.String(), "context canceled") {
 		t.Errorf("the person sees a Go error:\n%s", r.out.String())
+	}
+}
+
+// stallingCamera never finishes a capture on its own: a camera that hangs
+// (a USB camera that stopped delivering frames) or a slow settle.
+type stallingCamera struct{ started chan struct{} }
+
+func (c *stallingCamera) Photo(ctx context.Context) (*protocol.Image, error) {
+	c.started <- struct{}{}
+	<-ctx.Done()
+	return nil, ctx.Err()
+}
+
+func (c *stallingCamera) Present() bool { return true }
+
+// A long CANCEL during a photo capture stops it at once: the capture's
+// context is cancelled, nothing is sent, and PHOTO works again.
+func TestLongCancelStopsAPhotoCapture(t *testing.T) {
+	cam := &stallingCamera{started: make(chan struct{}, 2)}
+	r := newRig(t, func(r *rig) {
+		r.opts = func(o *bridge.Options) { o.Camera = cam }
+	})
+	r.press(button.Photo)
+	select {
+	case <-cam.started:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the capture did not start")
+	}
+	r.buttons.Tap(button.Cancel, true)
+	waitNotice(t, r.out, "the photo cancelled", func(n notice.Notice) bool {
+		return n.Kind == notice.Disarmed && n.Control == button.Photo && n.Text == "photo cancelled"
+	}, 1)
+	r.press(button.Photo)
+	select {
+	case <-cam.started:
+	case <-time.After(10 * time.Second):
+		t.Fatal("PHOTO did not work again after the CANCEL")
+	}
+	if c := r.out.CountNotices(kind(notice.Sent)); c != 0 {
+		t.Errorf("%d observation(s) sent", c)
 	}
 }
