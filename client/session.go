@@ -74,7 +74,7 @@ func Start(ctx context.Context, t Transport, card *protocol.Card, opts *Options)
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
 	s := &Session{t: t, log: o.Logger, events: make(chan protocol.Envelope, 64), done: make(chan struct{}),
-		st: protocol.NewSession(protocol.ConfigFromCard(card)), budget: newBudget(o.RunBudget)}
+		st: protocol.NewSession(protocol.ConfigFromCard(card))}
 	caps := &protocol.ClientCapabilities{PhysicalObservations: &protocol.PhysicalCapabilities{Modalities: o.Modalities}}
 	if len(o.Modalities) == 0 {
 		caps.PhysicalObservations = nil
@@ -101,6 +101,7 @@ func Start(ctx context.Context, t Transport, card *protocol.Card, opts *Options)
 		t.Close(err)
 		return nil, err
 	}
+	s.budget = newBudget(o.RunBudget)
 	rctx, rcancel := context.WithCancel(context.Background())
 	s.cancel = rcancel
 	s.wg.Add(1)
