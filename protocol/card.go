@@ -2,7 +2,6 @@ package protocol
 
 import (
 	"bytes"
-	"encoding/json"
 	"slices"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
@@ -131,13 +130,13 @@ func ParseCard(raw []byte) (*Card, error) {
 		Name         string `json:"name"`
 		Capabilities struct {
 			Extensions []struct {
-				URI      string          `json:"uri"`
-				Required bool            `json:"required"`
-				Params   json.RawMessage `json:"params"`
+				URI      string `json:"uri"`
+				Required bool   `json:"required"`
+				Params   any    `json:"params"`
 			} `json:"extensions"`
 		} `json:"capabilities"`
 	}
-	if err := json.Unmarshal(raw, &doc); err != nil {
+	if err := decodeExact(inst, &doc); err != nil {
 		return nil, Errors{newError(CodeCardSchema, "card does not fit its Go type")}
 	}
 	var errs Errors
@@ -151,7 +150,7 @@ func ParseCard(raw []byte) (*Card, error) {
 				continue
 			}
 			card.URI, card.Legacy = ext.URI, ext.URI == LegacyExtensionURI
-			if err := json.Unmarshal(ext.Params, &card.Params); err != nil {
+			if err := decodeExact(ext.Params, &card.Params); err != nil {
 				errs = append(errs, newError(CodeCardSchema, "AgentCall params do not fit their Go type"))
 			}
 		default:
@@ -175,7 +174,7 @@ func ParseCard(raw []byte) (*Card, error) {
 }
 
 func (p *Params) check() Errors {
-	var errs Errors
+	errs := p.checkBounds()
 	phys := p.PhysicalObservations
 	for _, m := range phys.AgentRequests {
 		if !slices.Contains(phys.Accepted, m) {
