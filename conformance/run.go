@@ -114,7 +114,7 @@ func traceCause(err error) error {
 // CheckTrace checks a recorded walkthrough for its own consistency: every
 // client message and server envelope schema-valid, and the sequence of both
 // directions valid under protocol.Session (first message session.start,
-// sequences increasing by one, turns strictly increasing, each request
+// sequences strictly increasing, turns strictly increasing, each request
 // answered or cancelled once). The trace must end with no run active and no
 // request pending.
 func CheckTrace(steps []Step, cfg protocol.SessionConfig) error {

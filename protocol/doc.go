@@ -20,6 +20,11 @@
 // never copied from the input, so they cannot echo image bytes or
 // credentials.
 //
+// Server sequences are not a choice: the spec says each envelope after
+// session.established (sequence 1) has a strictly increasing positive
+// sequence, so gaps are accepted and a repeat or a decrease is a protocol
+// error (sequence.order) that ends the session.
+//
 // Where the spec is silent, acbridge chooses (see DESIGN.md):
 //
 //   - response.cancel with a pending request is answered with
@@ -28,8 +33,6 @@
 //   - failure may come inside a run (run.completed follows) or outside one,
 //     where it answers a rejected turn. Frame-level violations close the
 //     connection after the failure.
-//   - Server sequences increase by exactly one; a gap or a repeat is a
-//     protocol error (sequence.order) that ends the session.
 //   - A turn is refused (run.active) while a run is active or awaited,
 //     except the observation answering the pending request, which belongs
 //     to the run that asked for it (as in the golden trace).

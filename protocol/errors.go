@@ -32,7 +32,7 @@ const (
 	CodeMessageSchema        = "message.schema"        // a client message not valid against the ws-client schema
 	CodeEventSchema          = "event.schema"          // a server envelope not valid against the events schema
 	CodeSessionOrder         = "session.order"         // first client message is not session.start (or a second one)
-	CodeSequenceOrder        = "sequence.order"        // server sequence not strictly increasing by one
+	CodeSequenceOrder        = "sequence.order"        // server sequence repeated or decreasing (gaps are allowed)
 	CodeTurnOrder            = "turn.order"            // turn not strictly increasing
 	CodeInteractionUnmatched = "interaction.unmatched" // no such pending request, stale or already consumed
 	CodeInteractionModality  = "interaction.modality"  // answer of the wrong modality
