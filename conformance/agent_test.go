@@ -13,7 +13,10 @@ import (
 // The public walkthrough replays clean, texts included, against the
 // reference agent over a real WebSocket on loopback.
 func TestReplayAgainstReferenceAgent(t *testing.T) {
-	a := agent.New(nil)
+	a, err := agent.New(&agent.Options{Physical: true})
+	if err != nil {
+		t.Fatal(err)
+	}
 	srv := httptest.NewServer(a)
 	defer func() { srv.Close(); a.Close() }()
 	ctx := context.Background()
@@ -25,7 +28,7 @@ func TestReplayAgainstReferenceAgent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := conformance.Replay(ctx, tr, ag.Card, publicSteps(t), &conformance.ReplayOptions{StrictText: true})
+	r := conformance.Replay(ctx, tr, ag.Card, conformance.ReferenceWalkthrough(), &conformance.ReplayOptions{StrictText: true})
 	if !r.Passed {
 		t.Fatalf("diverged: %v", r.Divergence)
 	}

@@ -135,6 +135,10 @@ func compare(want, got *protocol.Envelope, ids map[string]string, strictText boo
 		return "wrong event type"
 	}
 	switch w.Type {
+	case protocol.EventSessionEstablished:
+		if w.Resumed != g.Resumed {
+			return "different resumed"
+		}
 	case protocol.EventInteractionRequested:
 		if w.Kind != g.Kind {
 			return "wrong interaction kind"

@@ -111,7 +111,8 @@ func NewWebRTCProfile(explicitTurns bool) *WebRTC {
 //   - agentRequests within accepted (card.modalities);
 //   - physical inputs only on websocket or the exact agentcall-webrtc-0.1
 //     profile (card.transport, card.webrtc-profile), webrtc only with
-//     voice.owner "agent" (card.voice) and without resume or replay.
+//     voice.owner "agent" (card.voice) and without resume or replay;
+//   - no resume without replay (card.session).
 //
 // Transports other than websocket and webrtc without physical inputs are
 // valid cards that acbridge cannot use: see Card.Usable.
@@ -182,6 +183,11 @@ func (p *Params) check() Errors {
 		}
 	}
 	physical := len(phys.Accepted) > 0 || len(phys.AgentRequests) > 0
+	// "Resume is optional and must not be advertised without a separately
+	// tested replay implementation."
+	if s := p.AGUI.Session; s != nil && s.Resume && !s.Replay {
+		errs = append(errs, newError(CodeCardSession, "the card advertises resume without replay; resume must not be advertised without replay"))
+	}
 	switch p.AGUI.Transport {
 	case TransportWebSocket:
 	case TransportWebRTC:
@@ -211,6 +217,22 @@ func (c *Card) Usable() error {
 		return nil
 	}
 	return newError(CodeCardTransport, "the card's AG-UI transport is not websocket or webrtc; this client cannot enroll")
+}
+
+// PhysicalAllowed reports whether the card's profile may carry physical
+// inputs at all: websocket or the exact agentcall-webrtc-0.1 profile. A
+// Card built in code (or persisted) has not necessarily been through
+// ParseCard, so connectors check it again ("Runtime connectors must also
+// suppress physical capabilities and reject sends for unsupported
+// persisted profiles").
+func (c *Card) PhysicalAllowed() bool {
+	switch c.Params.AGUI.Transport {
+	case TransportWebSocket:
+		return true
+	case TransportWebRTC:
+		return c.Params.AGUI.WebRTC.ExactProfile()
+	}
+	return false
 }
 
 // Accepts reports whether the card accepts observations of modality m.

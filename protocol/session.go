@@ -9,8 +9,13 @@ type SessionConfig struct {
 	ExplicitTurns bool // the card's supportsExplicitTurns
 }
 
-// ConfigFromCard extracts a SessionConfig.
+// ConfigFromCard extracts a SessionConfig. A card whose profile cannot
+// carry physical inputs (Card.PhysicalAllowed) yields none, so that a
+// session on it negotiates nothing and refuses every observation.
 func ConfigFromCard(c *Card) SessionConfig {
+	if !c.PhysicalAllowed() {
+		return SessionConfig{ExplicitTurns: c.ExplicitTurns()}
+	}
 	return SessionConfig{
 		Accepted:      c.Params.PhysicalObservations.Accepted,
 		AgentRequests: c.Params.PhysicalObservations.AgentRequests,
@@ -222,6 +227,11 @@ func (s *Session) Server(env *Envelope) error {
 		}
 		if env.Sequence != 1 {
 			return newError(CodeSequenceOrder, "session.established at sequence %d; the server responds with sequence 1", env.Sequence)
+		}
+		// Resume is optional and acbridge never asks for it: a resumed
+		// session would claim state this client does not have.
+		if e.Resumed {
+			return newError(CodeSessionResumed, "session.established says resumed, but this client never asks to resume")
 		}
 		s.established = true
 	case EventRunStarted:

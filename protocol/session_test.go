@@ -238,3 +238,29 @@ func TestSessionSequenceGaps(t *testing.T) {
 		t.Fatal("a refused envelope changed the state")
 	}
 }
+
+// acbridge never asks to resume, so session.established resumed:true is a
+// protocol error.
+func TestSessionResumedRefused(t *testing.T) {
+	s := NewSession(SessionConfig{})
+	if err := s.Client(&ClientMessage{Type: TypeSessionStart, SessionID: "s"}); err != nil {
+		t.Fatal(err)
+	}
+	wantCode(t, s.Server(&Envelope{Sequence: 1, Event: Event{Type: EventSessionEstablished, Resumed: true}}), CodeSessionResumed)
+	if s.Established() {
+		t.Fatal("a refused session.established changed the state")
+	}
+}
+
+// Every code the package defines is known, so metrics never fold one into
+// "other" (image.base64 and frame.utf8 were missing).
+func TestKnownCodes(t *testing.T) {
+	for _, c := range []string{CodeImageBase64, CodeFrameUTF8, CodeCardSession, CodeSessionResumed, CodePassportSchema, CodeImageSize} {
+		if !KnownCode(c) {
+			t.Errorf("%s is not a known code", c)
+		}
+	}
+	if KnownCode("NOT A VALID CODE") {
+		t.Error("an unknown code is known")
+	}
+}
