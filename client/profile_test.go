@@ -108,3 +108,21 @@ func TestStartRefusals(t *testing.T) {
 		})
 	}
 }
+
+// The client offers the binding's WebSocket subprotocol, which the
+// reference agent lists.
+func TestOffersWSSubprotocol(t *testing.T) {
+	offered := make(chan string, 1)
+	a := clienttest.NewServer(t, func(ctx context.Context, c *websocket.Conn, r *http.Request) {
+		offered <- r.Header.Get("Sec-WebSocket-Protocol")
+		clienttest.ReadClient(ctx, t, c)
+		clienttest.WriteEnv(ctx, c, 1, protocol.Event{Type: protocol.EventSessionEstablished})
+		c.Read(ctx)
+	})
+	if _, err := startRaw(t, a, nil); err != nil {
+		t.Fatal(err)
+	}
+	if got := <-offered; got != protocol.WSBinding {
+		t.Fatalf("Sec-WebSocket-Protocol %q, want %s", got, protocol.WSBinding)
+	}
+}

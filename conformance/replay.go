@@ -210,3 +210,17 @@ func ParseTrace(b []byte) ([]Step, error) {
 	}
 	return steps, nil
 }
+
+// TraceSessionID is the sessionId of the trace's first session.start, or
+// "" when it has none.
+func TraceSessionID(steps []Step) string {
+	for _, st := range steps {
+		if st.Direction != "client" {
+			continue
+		}
+		if m, err := protocol.ParseClientMessage(st.Message); err == nil && m.Type == protocol.TypeSessionStart {
+			return m.SessionID
+		}
+	}
+	return ""
+}

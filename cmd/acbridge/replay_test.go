@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -62,4 +63,28 @@ func referenceTraceFile(t *testing.T) string {
 		t.Fatal(err)
 	}
 	return path
+}
+
+// Over WebRTC, replay sends the trace's session id (proof-1, the one its
+// session.start carries) as AgentCall-Session-ID, not a random one.
+func TestReplayWebRTCSessionIDHeader(t *testing.T) {
+	a, err := agent.New(&agent.Options{Transport: "webrtc", Physical: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := make(chan string, 4)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPost {
+			ids <- r.Header.Get("AgentCall-Session-ID")
+		}
+		a.ServeHTTP(w, r)
+	}))
+	defer func() { srv.Close(); a.Close() }()
+	code, out, errs := run(t, "replay", "--agent", srv.URL, "--allow-insecure-local")
+	if code != 0 || !strings.Contains(out, "conforms over webrtc") {
+		t.Fatalf("exit %d\n%s%s", code, out, errs)
+	}
+	if got := <-ids; got != "proof-1" {
+		t.Fatalf("AgentCall-Session-ID %q; the trace's session.start says proof-1", got)
+	}
 }
