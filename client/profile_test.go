@@ -110,11 +110,11 @@ func TestStartRefusals(t *testing.T) {
 }
 
 // The client offers the binding's WebSocket subprotocol, which the
-// reference agent lists.
+// reference agent lists, and no A2A-Extensions header.
 func TestOffersWSSubprotocol(t *testing.T) {
 	offered := make(chan string, 1)
 	a := clienttest.NewServer(t, func(ctx context.Context, c *websocket.Conn, r *http.Request) {
-		offered <- r.Header.Get("Sec-WebSocket-Protocol")
+		offered <- r.Header.Get("Sec-WebSocket-Protocol") + "|" + r.Header.Get("A2A-Extensions")
 		clienttest.ReadClient(ctx, t, c)
 		clienttest.WriteEnv(ctx, c, 1, protocol.Event{Type: protocol.EventSessionEstablished})
 		c.Read(ctx)
@@ -122,7 +122,9 @@ func TestOffersWSSubprotocol(t *testing.T) {
 	if _, err := startRaw(t, a, nil); err != nil {
 		t.Fatal(err)
 	}
-	if got := <-offered; got != protocol.WSBinding {
-		t.Fatalf("Sec-WebSocket-Protocol %q, want %s", got, protocol.WSBinding)
+	// An A2A-Extensions header does not negotiate the AG-UI connection, so
+	// the client sends none.
+	if got := <-offered; got != protocol.WSBinding+"|" {
+		t.Fatalf("Sec-WebSocket-Protocol|A2A-Extensions %q, want %s|", got, protocol.WSBinding)
 	}
 }
