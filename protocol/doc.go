@@ -11,7 +11,12 @@
 // bound it is in the schema; where it leaves one open, the schema documents
 // our choice ("acbridge bound"): observationId and interactionId 128,
 // user text 16,384, prompts 1,024, failure code 64 and message 1,024
-// characters, 64 card extensions.
+// characters (docs/conformance.md lists them all, with the reason for
+// each). A2A base fields and foreign extensions carry no bound of ours.
+//
+// Parsers build their structs from exactly the value the schema validated
+// (decodeExact): a member whose key only case-folds to a field name is an
+// unknown member, ignored, never folded onto the validated field.
 //
 // Every rejection is an *Error with a stable code. The fixtures name six:
 // observation.schema, observation.negotiation, image.base64,
