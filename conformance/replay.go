@@ -111,6 +111,11 @@ func Replay(ctx context.Context, t client.Transport, card *protocol.Card, steps 
 				cause = err
 				return diverge(i, "server", summarize(want), "an invalid envelope", err.Error())
 			}
+			if e := got.Event; e.Type == protocol.EventFailure && !st.Established() {
+				// The agent refused the session: its own code and message say
+				// why, not the ordering rule this envelope also breaks.
+				return diverge(i, "server", summarize(want), summarize(got), "the agent refused the session: "+clip(e.Code+": "+e.Message, 200))
+			}
 			if err := st.Server(got); err != nil {
 				cause = err
 				return diverge(i, "server", summarize(want), summarize(got), err.Error())
