@@ -19,8 +19,10 @@ func TestPassportSchemaVersion(t *testing.T) {
 // D4: omission or an empty array means unsupported.
 func TestOmittedModalitiesMeanUnsupported(t *testing.T) {
 	for name, edit := range map[string]func(map[string]any){
-		"omitted":      func(p map[string]any) { delete(p, "physicalObservations") },
-		"empty arrays": func(p map[string]any) { p["physicalObservations"] = map[string]any{"accepted": []any{}, "agentRequests": []any{}} },
+		"omitted": func(p map[string]any) { delete(p, "physicalObservations") },
+		"empty arrays": func(p map[string]any) {
+			p["physicalObservations"] = map[string]any{"accepted": []any{}, "agentRequests": []any{}}
+		},
 	} {
 		card := publicCard(t, "public")
 		edit(params(card))
