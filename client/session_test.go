@@ -36,20 +36,10 @@ func goldenTrace(t *testing.T) []clienttest.Step {
 
 func startSession(t *testing.T, a *clienttest.Server, mods ...protocol.Modality) *client.Session {
 	t.Helper()
-	ctx := context.Background()
-	ag, err := client.Discover(ctx, a.Base(), "", a.Policy())
+	s, err := startRaw(t, a, nil, mods...)
 	if err != nil {
 		t.Fatal(err)
 	}
-	tr, err := ag.Dial(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := client.Start(ctx, tr, ag.Card, &client.Options{SessionID: "proof-1", Modalities: mods})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
 	return s
 }
 
