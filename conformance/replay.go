@@ -113,8 +113,9 @@ func Replay(ctx context.Context, t client.Transport, card *protocol.Card, steps 
 			}
 			if e := got.Event; e.Type == protocol.EventFailure && !st.Established() {
 				// The agent refused the session: its own code and message say
-				// why, not the ordering rule this envelope also breaks.
-				return diverge(i, "server", summarize(want), summarize(got), "the agent refused the session: "+clip(e.Code+": "+e.Message, 200))
+				// why, not the ordering rule this envelope also breaks. The
+				// message is quoted: it is the agent's text, for a terminal.
+				return diverge(i, "server", summarize(want), summarize(got), fmt.Sprintf("the agent refused the session: %s %q", e.Code, clip(e.Message, 160)))
 			}
 			if err := st.Server(got); err != nil {
 				cause = err

@@ -104,7 +104,7 @@ func TestReplayReportsFirstDivergence(t *testing.T) {
 		{"wrong type", find(`"text": "Proposal cancelled."`), `"type": "text.delta"`, `"type": "speech.segment", "segmentId": "s", "stable": true`, false, find(`"text": "Proposal cancelled."`) + 1, "wrong event type"},
 		{"text only with strict", find(`"This is Workshop router."`), `This is Workshop router.`, `I do not know.`, true, find(`"This is Workshop router."`) + 1, "text"},
 		{"agent failure before session.established", 1, `"type": "session.established",`,
-			`"type": "failure", "code": "auth.expired", "message": "renew the enrollment",`, false, 2, "auth.expired: renew the enrollment"},
+			`"type": "failure", "code": "auth.expired", "message": "renew the enrollment",`, false, 2, `auth.expired "renew the enrollment"`},
 		{"resumed", 1, `"resumed": false`, `"resumed": true`, false, 2, "resume"},
 		{"sequence repeat", find(`"sequence": 9,`), `"sequence": 9,`, `"sequence": 8,`, false, find(`"sequence": 9,`) + 1, "sequence"},
 	}
