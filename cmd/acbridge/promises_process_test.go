@@ -30,7 +30,7 @@ type agentProcess struct {
 func startAgentProcess(t *testing.T) *agentProcess {
 	t.Helper()
 	p := &agentProcess{log: &bridge.Transcript{}, exited: make(chan error, 1)}
-	p.cmd = exec.Command(os.Args[0], "agent", "--listen", "127.0.0.1:0", "--insecure-local")
+	p.cmd = exec.Command(os.Args[0], "agent", "--listen", "127.0.0.1:0", "--insecure-local", "--physical")
 	p.cmd.Env = append(os.Environ(), "ACBRIDGE_RUN_MAIN=1")
 	p.cmd.Stdout, p.cmd.Stderr = p.log, p.log
 	if err := p.cmd.Start(); err != nil {
