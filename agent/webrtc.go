@@ -97,8 +97,9 @@ var channelTimeout = 15 * time.Second
 
 // rtcConfig is what every WebRTC session of an Agent shares.
 type rtcConfig struct {
-	reply       []audio.Packet // the generated answer voice, encoded once
-	onAudioTurn func(AudioTurn)
+	reply         []audio.Packet // the generated answer voice, encoded once
+	onAudioTurn   func(AudioTurn)
+	onAudioPacket func(turn int64)
 }
 
 func newRTCConfig(opts *Options) (*rtcConfig, error) {
@@ -106,7 +107,7 @@ func newRTCConfig(opts *Options) (*rtcConfig, error) {
 	if err != nil {
 		return nil, fmt.Errorf("agent: reply voice: %w", err)
 	}
-	return &rtcConfig{reply: reply, onAudioTurn: opts.OnAudioTurn}, nil
+	return &rtcConfig{reply: reply, onAudioTurn: opts.OnAudioTurn, onAudioPacket: opts.OnAudioPacket}, nil
 }
 
 // webrtcProfile is the card's params.agui.webrtc, nil on WebSocket.
@@ -114,7 +115,7 @@ func (a *Agent) webrtcProfile() *protocol.WebRTC {
 	if a.rtc == nil {
 		return nil
 	}
-	return protocol.NewWebRTCProfile(true)
+	return protocol.NewWebRTCProfile(a.cfg.ExplicitTurns)
 }
 
 // voiceOwner: the spec requires "agent" with webrtc; on WebSocket the

@@ -163,7 +163,10 @@ func (s *rtcSession) onTrack(tr *webrtc.TrackRemote, _ *webrtc.RTPReceiver) {
 			if err != nil {
 				return
 			}
-			s.audio.packet(pkt)
+			turn := s.audio.packet(pkt)
+			if f := s.a.rtc.onAudioPacket; f != nil {
+				f(turn)
+			}
 		}
 	})
 }
