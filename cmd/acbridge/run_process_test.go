@@ -46,6 +46,9 @@ type procAgent struct {
 	log  *bridge.Transcript
 	a    *agent.Agent
 	srv  *http.Server
+	// opts configures the agent (nil: the WebSocket defaults); its Logger
+	// is replaced by one writing to log.
+	opts *agent.Options
 }
 
 func (p *procAgent) start() {
@@ -58,7 +61,12 @@ func (p *procAgent) start() {
 		p.t.Fatal(err)
 	}
 	p.addr = ln.Addr().String()
-	p.a = agent.New(&agent.Options{Logger: slog.New(slog.NewTextHandler(p.log, nil))})
+	var o agent.Options
+	if p.opts != nil {
+		o = *p.opts
+	}
+	o.Logger = slog.New(slog.NewTextHandler(p.log, nil))
+	p.a = agent.New(&o)
 	p.srv = &http.Server{Handler: p.a}
 	go p.srv.Serve(ln)
 }
