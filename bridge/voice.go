@@ -21,10 +21,19 @@ import (
 // end of the session. The LED and the display show "listening" for
 // exactly the open turn or engagement, and the audit log gets one line for
 // each.
+//
+// A TALK held for holdToTalk or longer that opened an engagement ends it
+// when let go, so that hold-to-talk works with these agents too, and so
+// do the terminal's and the kiosk page's toggles, whose second stroke is
+// a release.
+
+// holdToTalk is how long a press of TALK that opened an engagement must
+// be held for its release to end it.
+const holdToTalk = time.Second
 
 // Why a turn or an engagement ended, as the audit line says it.
 const (
-	endReleased = "released"          // push-to-talk: TALK let go, the turn committed
+	endReleased = "released"          // TALK let go: the turn committed, or a held engagement ended
 	endTalk     = "talk"              // engagement: TALK pressed again
 	endCancel   = "cancel"            // a long CANCEL
 	endIdle     = "idle"              // Options.EngagementIdle without a run or an observation
@@ -42,6 +51,7 @@ type voice struct {
 	eng *client.Engagement // no explicit turns
 
 	open   bool
+	held   bool         // the press that opened the engagement is still down
 	since  time.Time    // when the turn or engagement opened
 	active time.Time    // last agent event or observation in an engagement
 	sentAt int64        // the transport's packets sent when it opened
@@ -89,7 +99,11 @@ func (c *conv) talk(ctx context.Context, ev button.Event) {
 	case v.ptt != nil:
 		v.release(ctx)
 	case !ev.Pressed:
-		// An engagement outlives the release: it ends on the next press.
+		// An engagement outlives a short press: it ends on the next one.
+		if v.open && v.held && c.b.o.Now().Sub(v.since) >= holdToTalk {
+			v.end(ctx, endReleased)
+		}
+		v.held = false
 	case v.open:
 		v.end(ctx, endTalk)
 	default:
@@ -129,6 +143,7 @@ func (v *voice) engage(ctx context.Context) {
 		return
 	}
 	v.opened()
+	v.held = true
 	v.tick = time.NewTicker(min(max(b.o.EngagementIdle/4, 10*time.Millisecond), time.Second))
 	b.show(notice.Notice{Kind: notice.Armed, Control: button.Talk, Text: "listening: speak to the agent; press TALK again when you are done"})
 }
@@ -146,7 +161,7 @@ func (v *voice) end(ctx context.Context, why string) {
 	case v.ptt != nil:
 		// A cut turn is cancelled too, so that the agent drops it.
 		err = v.ptt.Cancel(ctx)
-	case why == endTalk || why == endIdle:
+	case why == endTalk || why == endIdle || why == endReleased:
 		_, err = v.eng.Stop(ctx)
 	default:
 		_, err = v.eng.Cancel()
@@ -156,11 +171,12 @@ func (v *voice) end(ctx context.Context, why string) {
 	}
 	v.closed(why)
 	text := map[string]string{
-		endTalk:    "stopped listening",
-		endIdle:    "stopped listening: nothing happened for " + b.o.EngagementIdle.Round(time.Second).String(),
-		endCancel:  "stopped listening: cancelled",
-		endSession: "stopped listening: the session ended",
-		endMic:     "stopped listening: the microphone failed",
+		endTalk:     "stopped listening",
+		endReleased: "stopped listening",
+		endIdle:     "stopped listening: nothing happened for " + b.o.EngagementIdle.Round(time.Second).String(),
+		endCancel:   "stopped listening: cancelled",
+		endSession:  "stopped listening: the session ended",
+		endMic:      "stopped listening: the microphone failed",
 	}[why]
 	if v.ptt != nil && why == endCancel {
 		text = "talk cancelled: nothing more is sent, and the agent drops this turn"

@@ -66,7 +66,8 @@ func waitLight(t *testing.T, led *buttontest.Indicator, want button.Light) {
 
 // With an agent without explicit turns the microphone stays closed until
 // TALK is pressed, stays open across the release, and closes on the next
-// press of TALK, on idle and on a long CANCEL; each engagement is lit,
+// press of TALK, on idle, on a long CANCEL and on the release of a long
+// hold; each engagement is lit,
 // shown and audited.
 func TestEngagementOpensTheMicrophoneOnlyOnAPress(t *testing.T) {
 	r, heard, led := voiceRig(t, false, 1500*time.Millisecond, nil)
@@ -115,14 +116,25 @@ func TestEngagementOpensTheMicrophoneOnlyOnAPress(t *testing.T) {
 		t.Fatal("the microphone runs after a cancel")
 	}
 
+	// TALK held past a second: the release ends the engagement it opened.
+	r.buttons.Press(button.Talk)
+	waitFor(t, r.out, "[listening: speak to the agent", 4)
+	time.Sleep(1200 * time.Millisecond)
+	if !r.mic.Running() {
+		t.Fatal("the microphone stopped while TALK was held")
+	}
+	r.buttons.Release(button.Talk)
+	waitFor(t, r.out, "[stopped listening]", 2)
+	waitLight(t, led, button.LightOff)
+
 	log := r.log.String()
-	for _, reason := range []string{"reason=talk", "reason=idle", "reason=cancel"} {
+	for _, reason := range []string{"reason=talk", "reason=idle", "reason=cancel", "reason=released"} {
 		if !strings.Contains(log, "audit=microphone.engagement") || !strings.Contains(log, reason) {
 			t.Errorf("no audit line with %s:\n%s", reason, log)
 		}
 	}
-	if n := strings.Count(log, "audit=microphone.engagement"); n != 3 {
-		t.Errorf("%d audit lines for 3 engagements", n)
+	if n := strings.Count(log, "audit=microphone.engagement"); n != 4 {
+		t.Errorf("%d audit lines for 4 engagements", n)
 	}
 }
 
@@ -164,4 +176,23 @@ func TestCancelDuringPushToTalk(t *testing.T) {
 	if !strings.Contains(r.log.String(), "audit=microphone.turn") || !strings.Contains(r.log.String(), "reason=cancel") {
 		t.Errorf("no audit line for the cancelled turn:\n%s", r.log.String())
 	}
+}
+
+// An agent run keeps an engagement open: engagement_idle counts from the
+// agent's last event, not from the press.
+func TestEngagementIdleCountsFromTheLastRun(t *testing.T) {
+	r, _, led := voiceRig(t, false, 3*time.Second, nil)
+	waitFor(t, r.out, "[press TALK to speak to the agent", 1)
+	r.press(button.Talk)
+	waitFor(t, r.out, "[listening: speak to the agent", 1)
+	opened := time.Now()
+	time.Sleep(2 * time.Second)
+	r.say("hello")
+	waitRuns(t, r.out, 1)
+	// Past engagement_idle from the press, well short of it from the run.
+	time.Sleep(time.Until(opened.Add(4 * time.Second)))
+	if strings.Contains(r.out.String(), "[stopped listening") || led.Light() != button.LightOn {
+		t.Fatalf("the engagement ended although the agent answered 2 s ago:\n%s", r.out.String())
+	}
+	waitFor(t, r.out, "[stopped listening: nothing happened for 3s]", 1)
 }
