@@ -51,10 +51,11 @@ package agent
 // With explicit turns negotiated, Opus packets on the client's track are
 // counted and decoded per turn, between an accepted audio.turn.start and
 // its commit or cancel (the session rules validate all three). Packets
-// outside a turn are counted and dropped. On audio.turn.commit the agent
-// waits for trailing packets (until 40 ms pass without one, at most
-// 120 ms; a client that keeps sending silence after the commit has that
-// much counted too), then answers in a run:
+// outside a turn are counted and dropped. On audio.turn.commit and
+// .cancel the agent waits for trailing packets (until 40 ms pass without
+// one, at most 120 ms; a client that keeps sending silence after the
+// commit has that much counted too); after a commit it then answers in a
+// run:
 //
 //	run.started
 //	text.delta "Heard N packets." ("Heard 1 packet." for one)

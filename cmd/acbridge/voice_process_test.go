@@ -20,7 +20,7 @@ var (
 // (long after 300 ms) to startDaemon's configuration.
 func voiceConfig(dir string, more ...string) []string {
 	fifo := dir + "/keys"
-	return append([]string{`
+	return []string{`
 [audio]
 microphone = "AudioTest"
 ` + strings.Join(more, "\n") + `
@@ -35,7 +35,7 @@ source = "evdev"
 device = "` + fifo + `"
 key = "KEY_C"
 long_press = "300ms"
-`})
+`}
 }
 
 // key writes one key change to the daemon's evdev FIFO.
@@ -46,21 +46,28 @@ func (d *daemonProc) key(code uint16, down bool) {
 	}
 }
 
-// agentPackets counts the client audio packets the agent receives, by the
-// explicit turn they arrived in (0: outside one).
+// agentPackets counts the client audio packets the agent receives: inside
+// explicit turns, outside them, and outside them after the first packet of
+// a turn. (Outside before it is the turn's start overtaken by its first
+// packet: RTP and the data channel are separate paths.)
 type agentPackets struct {
-	mu     sync.Mutex
-	byTurn map[int64]int
-	turns  []agent.AudioTurn
+	mu                     sync.Mutex
+	outside, inside, after int
+	turns                  []agent.AudioTurn
 }
 
 func (a *agentPackets) packet(turn int64) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if a.byTurn == nil {
-		a.byTurn = map[int64]int{}
+	switch {
+	case turn != 0:
+		a.inside++
+	case a.inside > 0:
+		a.after++
+		a.outside++
+	default:
+		a.outside++
 	}
-	a.byTurn[turn]++
 }
 
 func (a *agentPackets) turn(t agent.AudioTurn) {
@@ -73,14 +80,7 @@ func (a *agentPackets) turn(t agent.AudioTurn) {
 func (a *agentPackets) count() (outside, inside int) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	for turn, n := range a.byTurn {
-		if turn == 0 {
-			outside += n
-		} else {
-			inside += n
-		}
-	}
-	return outside, inside
+	return a.outside, a.inside
 }
 
 // `acbridge run` with a WebRTC agent whose card does not set
@@ -129,11 +129,8 @@ func TestRunDaemonMicrophoneOnlyInAnEngagement(t *testing.T) {
 	d.wait(d.out, "[listening: speak to the agent", 2)
 	d.wait(d.out, "[stopped listening: nothing happened for 4s]", 1)
 
-	for _, reason := range []string{"reason=talk", "reason=idle"} {
-		if !strings.Contains(d.err.String(), reason) {
-			t.Errorf("no audit line with %s", reason)
-		}
-	}
+	d.wait(d.err, "reason=talk", 1)
+	d.wait(d.err, "reason=idle", 1)
 	if n := strings.Count(d.err.String(), "audit=microphone.engagement"); n != 2 {
 		t.Errorf("%d audit lines for 2 engagements:\n%s", n, d.err.String())
 	}
@@ -162,17 +159,16 @@ func TestRunDaemonCancelDuringTalk(t *testing.T) {
 	d.key(keyT, false)
 	time.Sleep(1500 * time.Millisecond)
 
-	outside, inside := heard.count()
-	t.Logf("packets in the cancelled turn: %d; packets after the cancel: %d", inside, outside)
+	heard.mu.Lock()
+	inside, after, turns := heard.inside, heard.after, heard.turns
+	heard.mu.Unlock()
+	t.Logf("packets in the cancelled turn: %d; packets after the cancel: %d", inside, after)
 	if inside < 20 {
 		t.Fatalf("the turn delivered %d packets before the cancel", inside)
 	}
-	if outside != 0 {
-		t.Errorf("%d packets reached the agent after the cancel", outside)
+	if after != 0 {
+		t.Errorf("%d packets reached the agent after the cancel", after)
 	}
-	heard.mu.Lock()
-	turns := heard.turns
-	heard.mu.Unlock()
 	if len(turns) != 1 || turns[0].Committed {
 		t.Errorf("the agent's audio turns: %+v", turns)
 	}
@@ -182,7 +178,6 @@ func TestRunDaemonCancelDuringTalk(t *testing.T) {
 	if !strings.Contains(ag.log.String(), "committed=false") {
 		t.Errorf("the agent logged no cancelled turn:\n%s", ag.log.String())
 	}
-	if !strings.Contains(d.err.String(), "audit=microphone.turn") || !strings.Contains(d.err.String(), "reason=cancel") {
-		t.Errorf("no audit line for the cancelled turn:\n%s", d.err.String())
-	}
+	d.wait(d.err, "audit=microphone.turn", 1)
+	d.wait(d.err, "reason=cancel", 1)
 }
