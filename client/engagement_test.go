@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/agentcall/acbridge/agent"
-	"github.com/agentcall/acbridge/audio"
 	"github.com/agentcall/acbridge/client"
 	"github.com/agentcall/acbridge/client/clienttest"
 )
@@ -27,21 +26,8 @@ func TestEngagementSendsOnlyWhileOpen(t *testing.T) {
 	if ag.Card.ExplicitTurns() {
 		t.Fatal("the card says supportsExplicitTurns")
 	}
-	mic, err := audio.OpenMic(&audio.MicOptions{Device: audio.TestDevice})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer mic.Close()
-	tr, err := ag.DialWebRTC(ctx, &client.WebRTCOptions{Mic: mic})
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := client.Start(ctx, tr, ag.Card, &client.Options{SessionID: tr.SessionID(), ExplicitTurns: true})
-	if err != nil {
-		tr.Close(nil)
-		t.Fatal(err)
-	}
-	defer s.Close()
+	rs := clienttest.StartRTC(t, ag, nil)
+	mic, s, tr := rs.Mic, rs.Session, rs.Transport
 	if _, err := client.NewPushToTalk(s, tr); !errors.Is(err, client.ErrNoExplicitTurns) {
 		t.Fatalf("push-to-talk without explicit turns: %v", err)
 	}
