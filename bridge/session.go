@@ -85,7 +85,7 @@ func (b *Bridge) session(ctx context.Context) (established bool, err error) {
 			s.Close()
 			return true, err
 		}
-		defer c.endVoice(context.Background(), endSession)
+		defer c.closeVoice()
 	}
 	return true, c.loop(ctx)
 }

@@ -262,6 +262,14 @@ func (c *conv) endVoice(ctx context.Context, why string) {
 	}
 }
 
+// closeVoice ends an open turn or engagement when the session has ended,
+// within a bound: the connection may be gone.
+func (c *conv) closeVoice() {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	c.endVoice(ctx, endSession)
+}
+
 // listenLED shows the microphone on the LED: lit while a turn or an
 // engagement is open, whatever collections and requests ask of it
 // meanwhile, which it shows again afterwards.

@@ -196,3 +196,22 @@ func TestEngagementIdleCountsFromTheLastRun(t *testing.T) {
 	}
 	waitFor(t, r.out, "[stopped listening: nothing happened for 3s]", 1)
 }
+
+// The end of the session ends its engagement: the microphone closes, the
+// LED goes off and the audit line says why.
+func TestEngagementEndsWithTheSession(t *testing.T) {
+	r, _, led := voiceRig(t, false, time.Minute, nil)
+	waitFor(t, r.out, "[press TALK to speak to the agent", 1)
+	r.press(button.Talk)
+	waitFor(t, r.out, "[listening: speak to the agent", 1)
+	r.stopAgent()
+	waitFor(t, r.out, "[stopped listening: the session ended]", 1)
+	waitFor(t, r.out, "[not connected", 1)
+	waitLight(t, led, button.LightOff)
+	if r.mic.Running() {
+		t.Fatal("the microphone runs after the session ended")
+	}
+	if !strings.Contains(r.log.String(), `reason="session ended"`) {
+		t.Errorf("no audit line for the engagement cut by the session's end:\n%s", r.log.String())
+	}
+}
