@@ -7,7 +7,7 @@ package agent
 //
 // The card says transport "webrtc", voice.owner "agent", resume and replay
 // false, and carries the exact protocol.NewWebRTCProfile(true) object: the
-// agent supports explicit audio turns.
+// agent supports explicit audio turns (false with Options.NoExplicitTurns).
 //
 // # SDP endpoint
 //

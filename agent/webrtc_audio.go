@@ -62,7 +62,8 @@ func newTurnAudio(log *slog.Logger) (*turnAudio, error) {
 }
 
 // packet takes one RTP packet of the client's track and returns the turn
-// it counted in (0: outside a turn, or a duplicate).
+// it counted in: 0 outside a turn, -1 for a duplicate, which counts
+// nowhere.
 func (ta *turnAudio) packet(p *rtp.Packet) int64 {
 	ta.mu.Lock()
 	defer ta.mu.Unlock()
@@ -70,7 +71,7 @@ func (ta *turnAudio) packet(p *rtp.Packet) int64 {
 	if ta.seqSeen {
 		d := p.SequenceNumber - ta.lastSeq - 1
 		if d >= 0x8000 {
-			return 0 // duplicate or late
+			return -1 // duplicate or late
 		}
 		gap = int(d)
 	}

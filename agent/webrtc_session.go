@@ -164,7 +164,7 @@ func (s *rtcSession) onTrack(tr *webrtc.TrackRemote, _ *webrtc.RTPReceiver) {
 				return
 			}
 			turn := s.audio.packet(pkt)
-			if f := s.a.rtc.onAudioPacket; f != nil {
+			if f := s.a.rtc.onAudioPacket; f != nil && turn >= 0 {
 				f(turn)
 			}
 		}
