@@ -67,6 +67,8 @@ type rig struct {
 	// mic and speaker are set for WebRTC rigs.
 	mic     *audio.Mic
 	speaker *audiotest.Recorder
+	// tune, if set, changes the bridge's options before it starts.
+	tune func(*bridge.Options)
 }
 
 func (r *rig) serve(addr string) {
@@ -113,7 +115,7 @@ func newRig(t *testing.T, setup ...func(*rig)) *rig {
 		t.Fatal(err)
 	}
 	logger := slogTo(r.log)
-	b := bridge.New(bridge.Options{
+	o := bridge.Options{
 		AgentURL:      base,
 		Policy:        &client.Policy{AllowInsecureLocal: true},
 		Reader:        r.reader,
@@ -129,7 +131,11 @@ func newRig(t *testing.T, setup ...func(*rig)) *rig {
 		Out:           r.out,
 		Display:       r.out.Display,
 		Logger:        logger,
-	})
+	}
+	if r.tune != nil {
+		r.tune(&o)
+	}
+	b := bridge.New(o)
 	ctx, cancel := context.WithCancel(context.Background())
 	r.cancel = cancel
 	go func() { r.done <- b.Run(ctx) }()

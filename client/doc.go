@@ -8,6 +8,7 @@
 //
 // The session engine runs unchanged over any Transport: a WebSocket today,
 // the WebRTC data channel (webrtc*.go: one Opus track each way, the
-// agentcall.events channel, push-to-talk explicit turns). Events reach the owner through one channel
+// agentcall.events channel, push-to-talk explicit turns or, without them,
+// engagements a press opens). Events reach the owner through one channel
 // (Session.Events); nothing else calls back.
 package client
