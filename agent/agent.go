@@ -94,6 +94,14 @@ type Options struct {
 	// by the end of the session) with what arrived: counts and levels,
 	// never audio. It must not block.
 	OnAudioTurn func(AudioTurn)
+	// NoExplicitTurns, on transport webrtc, leaves supportsExplicitTurns
+	// out of the card: the agent of a client that streams audio without
+	// turn messages (the agent then only counts what arrives).
+	NoExplicitTurns bool
+	// OnAudioPacket, on transport webrtc, is called on the track reader's
+	// goroutine for every packet of the client's audio with the explicit
+	// turn it arrived in (0: outside one). It must not block.
+	OnAudioPacket func(turn int64)
 }
 
 // Agent is the reference agent: an http.Handler serving the card and the
@@ -191,8 +199,8 @@ func New(opts *Options) (*Agent, error) {
 	if a.maxConns <= 0 {
 		a.maxConns = DefaultMaxSessions
 	}
-	// The webrtc card says supportsExplicitTurns.
-	a.cfg.ExplicitTurns = a.rtc != nil
+	// The webrtc card says supportsExplicitTurns unless told not to.
+	a.cfg.ExplicitTurns = a.rtc != nil && !opts.NoExplicitTurns
 	a.ctx, a.cancel = context.WithCancel(context.Background())
 	a.mux = http.NewServeMux()
 	a.mux.HandleFunc("GET "+CardPath, a.serveCard)

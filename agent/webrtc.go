@@ -7,7 +7,7 @@ package agent
 //
 // The card says transport "webrtc", voice.owner "agent", resume and replay
 // false, and carries the exact protocol.NewWebRTCProfile(true) object: the
-// agent supports explicit audio turns.
+// agent supports explicit audio turns (false with Options.NoExplicitTurns).
 //
 // # SDP endpoint
 //
@@ -51,10 +51,11 @@ package agent
 // With explicit turns negotiated, Opus packets on the client's track are
 // counted and decoded per turn, between an accepted audio.turn.start and
 // its commit or cancel (the session rules validate all three). Packets
-// outside a turn are counted and dropped. On audio.turn.commit the agent
-// waits for trailing packets (until 40 ms pass without one, at most
-// 120 ms; a client that keeps sending silence after the commit has that
-// much counted too), then answers in a run:
+// outside a turn are counted and dropped. On audio.turn.commit and
+// .cancel the agent waits for trailing packets (until 40 ms pass without
+// one, at most 120 ms; a client that keeps sending silence after the
+// commit has that much counted too); after a commit it then answers in a
+// run:
 //
 //	run.started
 //	text.delta "Heard N packets." ("Heard 1 packet." for one)
@@ -97,8 +98,9 @@ var channelTimeout = 15 * time.Second
 
 // rtcConfig is what every WebRTC session of an Agent shares.
 type rtcConfig struct {
-	reply       []audio.Packet // the generated answer voice, encoded once
-	onAudioTurn func(AudioTurn)
+	reply         []audio.Packet // the generated answer voice, encoded once
+	onAudioTurn   func(AudioTurn)
+	onAudioPacket func(turn int64)
 }
 
 func newRTCConfig(opts *Options) (*rtcConfig, error) {
@@ -106,7 +108,7 @@ func newRTCConfig(opts *Options) (*rtcConfig, error) {
 	if err != nil {
 		return nil, fmt.Errorf("agent: reply voice: %w", err)
 	}
-	return &rtcConfig{reply: reply, onAudioTurn: opts.OnAudioTurn}, nil
+	return &rtcConfig{reply: reply, onAudioTurn: opts.OnAudioTurn, onAudioPacket: opts.OnAudioPacket}, nil
 }
 
 // webrtcProfile is the card's params.agui.webrtc, nil on WebSocket.
@@ -114,7 +116,7 @@ func (a *Agent) webrtcProfile() *protocol.WebRTC {
 	if a.rtc == nil {
 		return nil
 	}
-	return protocol.NewWebRTCProfile(true)
+	return protocol.NewWebRTCProfile(a.cfg.ExplicitTurns)
 }
 
 // voiceOwner: the spec requires "agent" with webrtc; on WebSocket the

@@ -61,22 +61,24 @@ func newTurnAudio(log *slog.Logger) (*turnAudio, error) {
 	return &turnAudio{log: log, dec: dec}, nil
 }
 
-// packet takes one RTP packet of the client's track.
-func (ta *turnAudio) packet(p *rtp.Packet) {
+// packet takes one RTP packet of the client's track and returns the turn
+// it counted in: 0 outside a turn, -1 for a duplicate, which counts
+// nowhere.
+func (ta *turnAudio) packet(p *rtp.Packet) int64 {
 	ta.mu.Lock()
 	defer ta.mu.Unlock()
 	gap := 0
 	if ta.seqSeen {
 		d := p.SequenceNumber - ta.lastSeq - 1
 		if d >= 0x8000 {
-			return // duplicate or late
+			return -1 // duplicate or late
 		}
 		gap = int(d)
 	}
 	ta.lastSeq, ta.seqSeen = p.SequenceNumber, true
 	if ta.cur == nil {
 		ta.outside++
-		return
+		return 0
 	}
 	t := ta.cur
 	t.Packets++
@@ -86,16 +88,17 @@ func (ta *turnAudio) packet(p *rtp.Packet) {
 	}
 	ta.lastAt = time.Now()
 	if len(p.Payload) == 0 {
-		return
+		return t.Turn
 	}
 	pcm, err := ta.dec.Decode(p.Payload)
 	if err != nil {
 		t.DecodeErrors++
-		return
+		return t.Turn
 	}
 	if len(ta.pcm) < int(maxTurnAnalysis*audio.SampleRate/time.Second) {
 		ta.pcm = append(ta.pcm, pcm...)
 	}
+	return t.Turn
 }
 
 // openTurn starts counting for turn.

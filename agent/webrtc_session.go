@@ -163,7 +163,10 @@ func (s *rtcSession) onTrack(tr *webrtc.TrackRemote, _ *webrtc.RTPReceiver) {
 			if err != nil {
 				return
 			}
-			s.audio.packet(pkt)
+			turn := s.audio.packet(pkt)
+			if f := s.a.rtc.onAudioPacket; f != nil && turn >= 0 {
+				f(turn)
+			}
 		}
 	})
 }
@@ -262,7 +265,9 @@ func (s *rtcSession) receive(conv *conversation, frame []byte) reply {
 		// Commit leaves the session awaiting the run that answers it;
 		// cancel and session.end do not.
 		committed := conv.sess.Busy() && !conv.sess.Ended()
-		if committed {
+		if !conv.sess.Ended() {
+			// A cancel, like a commit, can overtake the turn's last
+			// packets: they belong to the turn, not to what follows it.
 			s.audio.settle(s.ctx)
 		}
 		t := s.audio.closeTurn(committed, s.a.rtc.onAudioTurn)

@@ -11,8 +11,9 @@
 //     under the name TestDevice) and encodes it with mediadevices' Opus
 //     codec (RFC 6716) into 20 ms packets, read with Mic.ReadPacket and
 //     written by the transport with track.WriteSample. The device is open
-//     only between Start and Stop, so with explicit turns the microphone
-//     (and its LED) is off between turns (DESIGN.md, principle 3).
+//     only between Start and Stop, so the microphone (and its LED) is off
+//     between explicit turns and between engagements (DESIGN.md,
+//     principle 3).
 //   - Decoder turns the agent's RTP Opus payloads (RFC 7587) back into
 //     48 kHz mono PCM through libopus (github.com/hraban/opus), with packet
 //     loss concealment for gaps.

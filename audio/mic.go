@@ -55,7 +55,7 @@ type MicStats struct {
 
 // Mic captures a microphone as 20 ms Opus packets. The device is opened by
 // Start and closed by Stop, so it is in use only during a capture run (an
-// explicit audio turn, or a whole session without explicit turns).
+// explicit audio turn, or an engagement without explicit turns).
 //
 // Packets of all runs go to one queue read by ReadPacket: the transport
 // keeps a single reader for the whole session, which blocks between runs.

@@ -56,6 +56,11 @@ type Options struct {
 	ScanIntent  string        // default "identify"
 	PhotoIntent string        // default "identify"
 
+	// EngagementIdle ends a microphone engagement (agents without explicit
+	// audio turns) after this long without an agent run or an observation
+	// (default 20 s).
+	EngagementIdle time.Duration
+
 	// HardwareCheck is how often the hardware present is compared with the
 	// session's offer (default 2 s); a change starts a new session.
 	HardwareCheck time.Duration
@@ -106,6 +111,7 @@ type Bridge struct {
 	log     *slog.Logger
 	audit   *slog.Logger
 	presses chan button.Event
+	led     *listenLED // o.LED, which it wraps
 	wg      sync.WaitGroup
 	up      time.Time // when the last session was established
 }
@@ -151,7 +157,12 @@ func New(o Options) *Bridge {
 	if o.LED == nil {
 		o.LED = button.NopIndicator{}
 	}
-	return &Bridge{o: o, log: o.Logger, audit: o.Audit, presses: make(chan button.Event, 16)}
+	if o.EngagementIdle <= 0 {
+		o.EngagementIdle = 20 * time.Second
+	}
+	led := &listenLED{Indicator: o.LED}
+	o.LED = led
+	return &Bridge{o: o, log: o.Logger, audit: o.Audit, presses: make(chan button.Event, 16), led: led}
 }
 
 // Run connects to the agent and serves sessions until ctx is done,

@@ -69,12 +69,13 @@ type rig struct {
 	// mic and speaker are set for WebRTC rigs.
 	mic     *audio.Mic
 	speaker *audiotest.Recorder
+	// tune, if set, changes the bridge's options before it starts.
+	tune func(*bridge.Options)
 	// handler, if set, serves instead of the reference agent (which it
 	// may wrap); noWait skips waiting for the first session.
 	handler func(*agent.Agent) http.Handler
 	noWait  bool
-	opts    func(*bridge.Options) // adjusts the bridge's options
-	photos  atomic.Int32          // camera captures started
+	photos  atomic.Int32 // camera captures started
 }
 
 func (r *rig) serve(addr string) {
@@ -141,8 +142,8 @@ func newRig(t *testing.T, setup ...func(*rig)) *rig {
 		Display:       r.out.Display,
 		Logger:        logger,
 	}
-	if r.opts != nil {
-		r.opts(&o)
+	if r.tune != nil {
+		r.tune(&o)
 	}
 	b := bridge.New(o)
 	ctx, cancel := context.WithCancel(context.Background())

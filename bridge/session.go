@@ -24,36 +24,17 @@ type conv struct {
 	scans, photos int
 	// collecting is the control whose collection runs (one at a time)
 	collecting string
-	// stopCollect disarms the running collection (a long CANCEL).
+	results    chan collected
+	speakText  bool // voice.owner is "client": speak the agent's text
+	offered    []protocol.Modality
+	voice      *voice // nil without a microphone or on WebSocket
+
+	// stopCollect disarms the running collection (a long CANCEL);
+	// disarmed says it did.
 	stopCollect context.CancelFunc
-	disarmed    bool // a long CANCEL stopped the running collection
-	results     chan collected
+	disarmed    bool
 	run         runState // the agent's current run
 	watch       runWatch
-	speakText   bool // voice.owner is "client": speak the agent's text
-	offered     []protocol.Modality
-	ptt         *client.PushToTalk // nil without explicit turns (or on WebSocket)
-}
-
-// startVoice sets up the microphone of a WebRTC session: push-to-talk on the
-// talk control when explicit turns were negotiated, otherwise the
-// microphone open for the whole session ("the microphone is open only
-// while a session has audio").
-func (c *conv) startVoice(ctx context.Context, rtc *client.WebRTCTransport) error {
-	if c.b.o.Mic == nil {
-		c.b.info("this agent listens, but no microphone is configured")
-		return nil
-	}
-	if c.s.ExplicitTurns() {
-		ptt, err := client.NewPushToTalk(c.s, rtc)
-		if err != nil {
-			return err
-		}
-		c.ptt = ptt
-		c.b.info("hold TALK to speak to the agent")
-		return nil
-	}
-	return rtc.StartMic(ctx)
 }
 
 // errHardwareChanged ends a session whose offered modalities no longer match
@@ -80,17 +61,18 @@ func (b *Bridge) session(ctx context.Context) (established bool, err error) {
 	ag, s, rtc, mods := d.ag, d.s, d.rtc, d.mods
 	c := &conv{b: b, s: s, origin: ag.Origin, results: make(chan collected, 1), offered: mods,
 		speakText: ag.Card.Params.Voice.Owner == "client"}
-	if rtc != nil {
-		if err := c.startVoice(ctx, rtc); err != nil {
-			s.Close()
-			return true, err
-		}
-	}
 	b.o.Metrics.session()
 	b.state(State{Connected: true, Agent: ag.Origin, Modalities: s.Negotiated()})
 	b.log.Info("agent session established", "agent", ag.Origin, "transport", ag.Card.Params.AGUI.Transport,
 		"offered", mods, "negotiated", s.Negotiated(), "requestable", s.Requestable())
 	b.show(notice.Notice{Kind: notice.Connected, Text: ag.Origin, Modalities: s.Negotiated()})
+	if rtc != nil {
+		if err := c.startVoice(rtc); err != nil {
+			s.Close()
+			return true, err
+		}
+		defer c.closeVoice()
+	}
 	return true, c.loop(ctx)
 }
 
@@ -119,7 +101,7 @@ func (c *conv) loop(ctx context.Context) error {
 			}
 		case <-hw.C:
 			// Between runs only: a person mid-conversation keeps the session.
-			if now := c.b.present(); !slices.Equal(now, c.offered) && !c.s.Busy() && c.collecting == "" {
+			if now := c.b.present(); !slices.Equal(now, c.offered) && !c.s.Busy() && c.collecting == "" && !c.listening() {
 				c.b.log.Info("hardware changed; renegotiating", "offered", c.offered, "present", now)
 				ectx, cancel := context.WithTimeout(context.Background(), time.Second)
 				c.s.End(ectx)
@@ -131,7 +113,10 @@ func (c *conv) loop(ctx context.Context) error {
 				return c.s.Err()
 			}
 			c.watch.alive(c.b.o.Now())
+			c.voiceActivity()
 			c.event(ctx, env)
+		case <-c.voiceTick():
+			c.idleCheck(ctx)
 		case ev := <-c.b.presses:
 			if c.press(cctx, ev) {
 				running++
@@ -143,6 +128,7 @@ func (c *conv) loop(ctx context.Context) error {
 			c.collectionDone(ctx, r)
 		case <-ctx.Done():
 			ectx, cancel := context.WithTimeout(context.Background(), time.Second)
+			c.endVoice(ectx, endSession)
 			err := c.s.End(ectx)
 			cancel()
 			if err != nil {
@@ -220,6 +206,8 @@ func (c *conv) press(ctx context.Context, ev button.Event) bool {
 		return false
 	}
 	if ev.Control == button.Cancel && ev.Long {
+		// The microphone first: nothing more goes out for the turn.
+		c.endVoice(ctx, endCancel)
 		c.cancel(ctx)
 		return false
 	}
@@ -370,34 +358,4 @@ func (c *conv) say(ctx context.Context, text string) {
 		return
 	}
 	c.b.show(notice.Notice{Kind: notice.User, Text: text})
-}
-
-// talk is push-to-talk: a press opens an explicit audio turn (the
-// microphone on), the release commits it (the microphone off first).
-func (c *conv) talk(ctx context.Context, ev button.Event) {
-	b := c.b
-	if c.ptt == nil {
-		if ev.Pressed && !ev.Long {
-			b.info("talk needs an agent that owns voice over WebRTC with explicit turns")
-		}
-		return
-	}
-	switch {
-	case ev.Long:
-	case ev.Pressed:
-		if _, err := c.ptt.Press(ctx); err != nil {
-			b.info("cannot talk now: %v", err)
-			return
-		}
-		b.show(notice.Notice{Kind: notice.Armed, Control: button.Talk, Text: "listening: speak, then let go of TALK"})
-	default:
-		if _, open := c.ptt.Open(); !open {
-			return
-		}
-		if _, err := c.ptt.Release(ctx); err != nil {
-			b.show(notice.Notice{Kind: notice.Disarmed, Control: button.Talk, Text: fmt.Sprintf("talk: %v", err)})
-			return
-		}
-		b.show(notice.Notice{Kind: notice.Sent, Control: button.Talk, Text: "spoken"})
-	}
 }

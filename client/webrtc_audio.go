@@ -40,9 +40,9 @@ func (t *WebRTCTransport) Stats() WebRTCStats {
 // StopMic, DiscardMic or the end of the connection. The capture run belongs
 // to the connection, not to ctx, so a short-lived press handler's context
 // does not cut it short. With explicit turns, call it after
-// Session.StartAudioTurn (PushToTalk does both); without them, once the
-// session is established, and the microphone then stays open for the
-// session.
+// Session.StartAudioTurn (PushToTalk does both); without them, only for an
+// engagement a person started (Engagement). Outside a run nothing goes on
+// the track.
 func (t *WebRTCTransport) StartMic(ctx context.Context) error {
 	if t.mic == nil {
 		return ErrNoMicrophone
@@ -77,14 +77,24 @@ func (t *WebRTCTransport) StopMic(ctx context.Context) error {
 	return stopErr
 }
 
+// discardWait bounds DiscardMic's wait for the packet being written.
+const discardWait = time.Second
+
 // DiscardMic closes the microphone and drops what it had not yet written,
-// for a cancelled turn whose audio the agent throws away anyway.
+// for a cancelled turn or engagement. It returns once the packet the track
+// was writing, if any, is out, so that nothing of the dropped audio
+// follows what the caller sends next (audio.turn.cancel).
 func (t *WebRTCTransport) DiscardMic() error {
 	if t.mic == nil {
 		return ErrNoMicrophone
 	}
 	err := t.mic.Stop()
 	t.mic.Discard()
+	dctx, cancel := context.WithTimeout(t.ctx, discardWait)
+	defer cancel()
+	// Past the bound or the connection's end nothing is written any more
+	// either way, so the wait's own error says nothing worth returning.
+	_ = t.mic.Drain(dctx)
 	return err
 }
 

@@ -105,3 +105,102 @@ func (p *PushToTalk) Open() (int64, bool) {
 	defer p.mu.Unlock()
 	return p.turn, p.turn != 0
 }
+
+// ErrExplicitTurnsNegotiated is returned by NewEngagement on a session
+// that negotiated explicit audio turns: those open the microphone per turn
+// with PushToTalk.
+var ErrExplicitTurnsNegotiated = errors.New("client: this session negotiated explicit audio turns; use PushToTalk")
+
+// Engagement opens the microphone of a session without explicit audio
+// turns only while a person asked for it (DESIGN.md principle 3): Start on
+// a press, Stop on the next press or when the engagement times out, Cancel
+// on a cancel. The agent, which has no turn messages to go by, hears
+// exactly the engagement's audio.
+//
+// Outside an engagement the device is closed and the track carries no
+// packet at all, rather than encoded digital silence: what reaches the
+// agent is then exactly what the person asked to send, which the agent,
+// an operator or a packet capture can count (zero), and no silence is
+// presented to the agent as if it were the room. ICE consent checks, not
+// RTP, keep the connection alive meanwhile.
+//
+// Methods are safe for concurrent use.
+type Engagement struct {
+	t *WebRTCTransport
+
+	mu     sync.Mutex
+	open   bool
+	sentAt int64 // the transport's sent-packet count when it opened
+}
+
+// NewEngagement ties a session without explicit turns to the WebRTC
+// transport it runs on.
+func NewEngagement(s *Session, t *WebRTCTransport) (*Engagement, error) {
+	if s.ExplicitTurns() {
+		return nil, ErrExplicitTurnsNegotiated
+	}
+	if t.mic == nil {
+		return nil, ErrNoMicrophone
+	}
+	return &Engagement{t: t}, nil
+}
+
+// ErrEngaged is returned by Start while an engagement is open.
+var ErrEngaged = errors.New("client: the microphone is already open for an engagement")
+
+// Start opens the microphone.
+func (e *Engagement) Start(ctx context.Context) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.open {
+		return ErrEngaged
+	}
+	if err := e.t.StartMic(ctx); err != nil {
+		return err
+	}
+	e.open, e.sentAt = true, e.t.stats.sent.Load()
+	return nil
+}
+
+// Stop closes the microphone once what it recorded up to now is on the
+// track, and returns how many packets the engagement sent. Without an open
+// engagement it does nothing.
+func (e *Engagement) Stop(ctx context.Context) (int64, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if !e.open {
+		return 0, nil
+	}
+	e.open = false
+	err := e.t.StopMic(ctx)
+	if err != nil {
+		_ = e.t.DiscardMic()
+	}
+	return e.t.stats.sent.Load() - e.sentAt, err
+}
+
+// Cancel closes the microphone at once, dropping what it had not yet
+// sent, and returns how many packets the engagement sent.
+func (e *Engagement) Cancel() (int64, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if !e.open {
+		return 0, nil
+	}
+	e.open = false
+	err := e.t.DiscardMic()
+	return e.t.stats.sent.Load() - e.sentAt, err
+}
+
+// Open reports whether an engagement is open.
+func (e *Engagement) Open() bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.open
+}
+
+// Capturing reports whether the microphone still records: false in an
+// open engagement means the device failed or went away under it.
+func (e *Engagement) Capturing() bool {
+	return e.t.mic.Running()
+}

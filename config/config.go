@@ -82,6 +82,9 @@ type Audio struct {
 	Microphone string   `toml:"microphone"`
 	Speaker    string   `toml:"speaker"`
 	TTSCommand []string `toml:"tts_command"`
+	// EngagementIdle ends a microphone engagement after this long without
+	// an agent run or an observation.
+	EngagementIdle Duration `toml:"engagement_idle"`
 }
 
 // Button maps one physical control to its source.
@@ -185,6 +188,7 @@ func (c *Config) applyDefaults() {
 		c.Camera.SettleFrames = 30
 	}
 	setDur(&c.Camera.SettleTimeout, 2*time.Second)
+	setDur(&c.Audio.EngagementIdle, 20*time.Second)
 	setStr(&c.Log.Level, "info")
 	setStr(&c.Log.Format, "text")
 	for i := range c.Buttons {
@@ -307,6 +311,9 @@ func (c *Config) Validate() error {
 	}
 	if c.Camera.SettleTimeout.Duration <= 0 || c.Camera.SettleTimeout.Duration > 30*time.Second {
 		add("camera.settle_timeout must be between 1ms and 30s")
+	}
+	if d := c.Audio.EngagementIdle.Duration; d < time.Second || d > time.Hour {
+		add("audio.engagement_idle must be between 1s and 1h")
 	}
 	if !slices.Contains([]string{"debug", "info", "warn", "error"}, c.Log.Level) {
 		add("log.level must be debug, info, warn or error")

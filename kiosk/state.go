@@ -29,6 +29,7 @@ type state struct {
 	usable    []string
 	armed     string // control whose collection runs
 	armedText string
+	listening string // while the microphone is open for a turn or an engagement
 	prompt    *promptView
 	answering bool // the agent is writing an answer
 	entries   []entry
@@ -60,6 +61,7 @@ type view struct {
 	Reader     string      `json:"reader"` // unknown (no session), absent, ready, armed
 	Camera     string      `json:"camera"`
 	Armed      *armedView  `json:"armed"`
+	Listening  string      `json:"listening"` // "" unless the microphone is open
 	Prompt     *promptView `json:"prompt"`
 	Answering  bool        `json:"answering"`
 	Controls   []string    `json:"controls"` // the controls that can act now
@@ -115,11 +117,13 @@ func (s *state) apply(n notice.Notice, now time.Time) {
 			}
 		}
 		s.armed, s.armedText, s.prompt, s.answering = "", "", nil, false
+		s.listening = ""
 		s.entries = nil
 	case notice.Disconnected:
 		s.conn, s.why = "disconnected", clean(n.Text, maxLineText)
 		s.usable = nil
 		s.armed, s.armedText, s.prompt, s.answering = "", "", nil, false
+		s.listening = ""
 		s.closeAgent()
 	case notice.AgentText:
 		s.answering = true
@@ -147,6 +151,12 @@ func (s *state) apply(n notice.Notice, now time.Time) {
 	case notice.Failure:
 		s.add("failure", plainFailure(n.Code), clean(n.Text, maxLineText), now)
 	case notice.Armed:
+		if n.Control == button.Talk {
+			// Kept apart from a collection's: a scan during an engagement
+			// must not hide that the microphone is open.
+			s.listening = clean(n.Text, maxLineText)
+			return
+		}
 		s.armed, s.armedText = n.Control, clean(n.Text, maxLineText)
 	case notice.Sent:
 		// Shown from the control alone: whatever else a notice might carry
@@ -161,12 +171,18 @@ func (s *state) apply(n notice.Notice, now time.Time) {
 		if s.armed == n.Control {
 			s.armed, s.armedText = "", ""
 		}
+		if n.Control == button.Talk {
+			s.listening = ""
+		}
 		s.add("sent", "", what, now)
 	case notice.User:
 		s.add("you", "", clean(n.Text, maxEntryText), now)
 	case notice.Disarmed:
 		if s.armed == n.Control {
 			s.armed, s.armedText = "", ""
+		}
+		if n.Control == button.Talk {
+			s.listening = ""
 		}
 		s.add("info", "", clean(n.Text, maxLineText), now)
 	case notice.Info, notice.Refused:
@@ -224,6 +240,7 @@ func (s *state) view() view {
 		Reader:     "absent",
 		Camera:     "absent",
 		Prompt:     s.prompt,
+		Listening:  s.listening,
 		Answering:  s.answering,
 		Entries:    slices.Clone(s.entries),
 		TextBox:    s.textBox,

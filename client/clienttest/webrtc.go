@@ -8,13 +8,13 @@ import (
 	"github.com/agentcall/acbridge/client"
 )
 
-// RTCTurns is a WebRTC session with explicit audio turns negotiated and
-// the audiotest microphone on its track, ready for push-to-talk.
+// RTCTurns is a WebRTC session with the audiotest microphone on its
+// track; with explicit audio turns negotiated, ready for push-to-talk.
 type RTCTurns struct {
 	Mic       *audio.Mic
 	Transport *client.WebRTCTransport
 	Session   *client.Session
-	PTT       *client.PushToTalk
+	PTT       *client.PushToTalk // nil without explicit turns
 }
 
 // StartRTCTurns opens the audiotest microphone, dials ag over WebRTC with
@@ -24,6 +24,17 @@ type RTCTurns struct {
 // leaked goroutines before its cleanups run closes them itself (Close is
 // safe twice on both).
 func StartRTCTurns(t testing.TB, ag *client.Agent, o *client.WebRTCOptions) *RTCTurns {
+	t.Helper()
+	rs := StartRTC(t, ag, o)
+	if rs.PTT == nil {
+		t.Fatal("explicit audio turns were not negotiated: the agent's card lacks supportsExplicitTurns")
+	}
+	return rs
+}
+
+// StartRTC is StartRTCTurns for any card: the session offers explicit
+// turns, and PTT is nil when the card does not allow them.
+func StartRTC(t testing.TB, ag *client.Agent, o *client.WebRTCOptions) *RTCTurns {
 	t.Helper()
 	ctx := context.Background()
 	mic, err := audio.OpenMic(&audio.MicOptions{Device: audio.TestDevice})
@@ -46,9 +57,11 @@ func StartRTCTurns(t testing.TB, ag *client.Agent, o *client.WebRTCOptions) *RTC
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { s.Close() })
-	ptt, err := client.NewPushToTalk(s, tr)
-	if err != nil {
-		t.Fatal(err)
+	rs := &RTCTurns{Mic: mic, Transport: tr, Session: s}
+	if s.ExplicitTurns() {
+		if rs.PTT, err = client.NewPushToTalk(s, tr); err != nil {
+			t.Fatal(err)
+		}
 	}
-	return &RTCTurns{Mic: mic, Transport: tr, Session: s, PTT: ptt}
+	return rs
 }

@@ -340,6 +340,7 @@ func bridgeOptions(cfg *config.Config, p *parts, e *env, onState func(bridge.Sta
 		o.Display = p.kiosk.Display
 	}
 	o.Mic, o.Speaker = p.mic, p.speaker
+	o.EngagementIdle = cfg.Audio.EngagementIdle.Duration
 	return o
 }
 

@@ -46,6 +46,9 @@ type procAgent struct {
 	log  *bridge.Transcript
 	a    *agent.Agent
 	srv  *http.Server
+	// opts configures the agent (nil: the WebSocket defaults); its Logger
+	// is replaced by one writing to log.
+	opts *agent.Options
 }
 
 func (p *procAgent) start() {
@@ -58,7 +61,14 @@ func (p *procAgent) start() {
 		p.t.Fatal(err)
 	}
 	p.addr = ln.Addr().String()
-	a, err := agent.New(&agent.Options{Logger: slog.New(slog.NewTextHandler(p.log, nil)), Physical: true})
+	var o agent.Options
+	if p.opts != nil {
+		o = *p.opts
+	} else {
+		o.Physical = true
+	}
+	o.Logger = slog.New(slog.NewTextHandler(p.log, nil))
+	a, err := agent.New(&o)
 	if err != nil {
 		p.t.Fatal(err)
 	}

@@ -78,6 +78,7 @@
     // What was shown may no longer be true: the next state redraws it.
     $('prompt').hidden = true;
     $('armed').hidden = true;
+    $('listening').hidden = true;
     last = null;
   }
 
@@ -107,6 +108,15 @@
       const t = v.armed.control === 'scan' ? 'Reader on — hold a tag to it now' : 'Taking a photo — hold still';
       $('armed-text').textContent = t;
       if (!last || !last.armed) say('alert', t);
+    }
+
+    // The microphone, open for exactly a turn or an engagement
+    $('listening').hidden = !v.listening;
+    $('btn-talk').classList.toggle('listening', !!v.listening);
+    $('btn-talk').setAttribute('aria-pressed', v.listening ? 'true' : 'false');
+    if (v.listening) {
+      $('listening-text').textContent = 'Listening — ' + v.listening.replace(/^listening: /, '');
+      if (!last || !last.listening) say('alert', 'Listening.');
     }
 
     // The agent's request with its own control

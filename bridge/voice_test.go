@@ -1,0 +1,217 @@
+package bridge_test
+
+import (
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/agentcall/acbridge/agent"
+	"github.com/agentcall/acbridge/audio"
+	"github.com/agentcall/acbridge/bridge"
+	"github.com/agentcall/acbridge/button"
+	"github.com/agentcall/acbridge/button/buttontest"
+)
+
+// heardPackets counts the client audio packets the reference agent
+// receives, inside explicit turns and outside them.
+type heardPackets struct {
+	mu             sync.Mutex
+	inTurn, beside int
+}
+
+func (h *heardPackets) packet(turn int64) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if turn == 0 {
+		h.beside++
+	} else {
+		h.inTurn++
+	}
+}
+
+func (h *heardPackets) counts() (inTurn, beside int) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.inTurn, h.beside
+}
+
+// voiceRig is a rig whose agent owns voice over WebRTC, with the test
+// microphone, a recorded LED and a short engagement idle; onTurn, if set,
+// receives the agent's explicit audio turns.
+func voiceRig(t *testing.T, explicit bool, idle time.Duration, onTurn func(agent.AudioTurn)) (*rig, *heardPackets, *buttontest.Indicator) {
+	heard := &heardPackets{}
+	led := buttontest.NewIndicator()
+	r := newRig(t, func(r *rig) {
+		r.agentOpts = &agent.Options{Transport: "webrtc", NoExplicitTurns: !explicit, OnAudioPacket: heard.packet, OnAudioTurn: onTurn}
+		mic, err := audio.OpenMic(&audio.MicOptions{Device: audio.TestDevice})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.mic = mic
+		r.tune = func(o *bridge.Options) { o.LED, o.EngagementIdle = led, idle }
+	})
+	return r, heard, led
+}
+
+// waitLight waits until the LED shows want.
+func waitLight(t *testing.T, led *buttontest.Indicator, want button.Light) {
+	t.Helper()
+	for deadline := time.Now().Add(5 * time.Second); led.Light() != want; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the LED is %v, want %v", led.Light(), want)
+		}
+	}
+}
+
+// With an agent without explicit turns the microphone stays closed until
+// TALK is pressed, stays open across the release, and closes on the next
+// press of TALK, on idle, on a long CANCEL and on the release of a long
+// hold; each engagement is lit,
+// shown and audited.
+func TestEngagementOpensTheMicrophoneOnlyOnAPress(t *testing.T) {
+	r, heard, led := voiceRig(t, false, 1500*time.Millisecond, nil)
+	waitFor(t, r.out, "[press TALK to speak to the agent", 1)
+	time.Sleep(1500 * time.Millisecond)
+	if in, beside := heard.counts(); in+beside != 0 || r.mic.Stats().Runs != 0 {
+		t.Fatalf("before any press the agent got %d packets and the microphone ran %d times", in+beside, r.mic.Stats().Runs)
+	}
+
+	// TALK opens an engagement that outlives the release.
+	r.press(button.Talk)
+	waitFor(t, r.out, "[listening: speak to the agent", 1)
+	waitLight(t, led, button.LightOn)
+	time.Sleep(time.Second)
+	_, during := heard.counts()
+	if during < 20 || !r.mic.Running() {
+		t.Fatalf("an engagement of 1 s sent %d packets (microphone running: %v)", during, r.mic.Running())
+	}
+	// The next press ends it.
+	r.press(button.Talk)
+	waitFor(t, r.out, "[stopped listening]", 1)
+	waitLight(t, led, button.LightOff)
+	if r.mic.Running() {
+		t.Fatal("the microphone runs after the engagement ended")
+	}
+	time.Sleep(300 * time.Millisecond) // the last packets in flight
+	_, ended := heard.counts()
+	time.Sleep(time.Second)
+	if _, later := heard.counts(); later != ended {
+		t.Fatalf("%d packets reached the agent after the engagement ended", later-ended)
+	}
+
+	// Idle: no run and no observation for engagement_idle.
+	r.press(button.Talk)
+	waitFor(t, r.out, "[listening: speak to the agent", 2)
+	waitFor(t, r.out, "[stopped listening: nothing happened", 1)
+	waitLight(t, led, button.LightOff)
+
+	// A long CANCEL ends it at once.
+	r.press(button.Talk)
+	waitFor(t, r.out, "[listening: speak to the agent", 3)
+	r.buttons.Tap(button.Cancel, true)
+	waitFor(t, r.out, "[stopped listening: cancelled]", 1)
+	waitLight(t, led, button.LightOff)
+	if r.mic.Running() {
+		t.Fatal("the microphone runs after a cancel")
+	}
+
+	// TALK held past a second: the release ends the engagement it opened.
+	r.buttons.Press(button.Talk)
+	waitFor(t, r.out, "[listening: speak to the agent", 4)
+	time.Sleep(1200 * time.Millisecond)
+	if !r.mic.Running() {
+		t.Fatal("the microphone stopped while TALK was held")
+	}
+	r.buttons.Release(button.Talk)
+	waitFor(t, r.out, "[stopped listening]", 2)
+	waitLight(t, led, button.LightOff)
+
+	log := r.log.String()
+	for _, reason := range []string{"reason=talk", "reason=idle", "reason=cancel", "reason=released"} {
+		if !strings.Contains(log, "audit=microphone.engagement") || !strings.Contains(log, reason) {
+			t.Errorf("no audit line with %s:\n%s", reason, log)
+		}
+	}
+	if n := strings.Count(log, "audit=microphone.engagement"); n != 4 {
+		t.Errorf("%d audit lines for 4 engagements", n)
+	}
+}
+
+// A long CANCEL while TALK is held cancels the explicit turn: the
+// microphone stops at once, the agent gets audio.turn.cancel and no packet
+// after it, and the release commits nothing.
+func TestCancelDuringPushToTalk(t *testing.T) {
+	var mu sync.Mutex
+	var turns []agent.AudioTurn
+	r, heard, led := voiceRig(t, true, 0, func(a agent.AudioTurn) { mu.Lock(); turns = append(turns, a); mu.Unlock() })
+	waitFor(t, r.out, "[hold TALK to speak to the agent]", 1)
+	r.buttons.Press(button.Talk)
+	waitFor(t, r.out, "[listening: speak, then let go of TALK]", 1)
+	waitLight(t, led, button.LightOn)
+	time.Sleep(time.Second)
+	r.buttons.Tap(button.Cancel, true)
+	waitFor(t, r.out, "[talk cancelled", 1)
+	waitLight(t, led, button.LightOff)
+	if r.mic.Running() {
+		t.Fatal("the microphone runs after the cancel")
+	}
+	in, beside := heard.counts()
+	time.Sleep(time.Second)
+	r.buttons.Release(button.Talk)
+	time.Sleep(time.Second)
+	in2, beside2 := heard.counts()
+	t.Logf("turn packets %d; after the cancel: %d in a turn, %d outside", in, in2-in, beside2-beside)
+	if in < 20 || in2 != in || beside2 != beside {
+		t.Errorf("turn packets %d; after the cancel: %d in a turn, %d outside", in, in2-in, beside2-beside)
+	}
+	if strings.Contains(r.out.String(), "[spoken]") || strings.Contains(r.out.String(), "agent: Heard") {
+		t.Errorf("the cancelled turn was committed:\n%s", r.out.String())
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(turns) != 1 || turns[0].Committed {
+		t.Errorf("the agent's turns: %+v", turns)
+	}
+	if !strings.Contains(r.log.String(), "audit=microphone.turn") || !strings.Contains(r.log.String(), "reason=cancel") {
+		t.Errorf("no audit line for the cancelled turn:\n%s", r.log.String())
+	}
+}
+
+// An agent run keeps an engagement open: engagement_idle counts from the
+// agent's last event, not from the press.
+func TestEngagementIdleCountsFromTheLastRun(t *testing.T) {
+	r, _, led := voiceRig(t, false, 3*time.Second, nil)
+	waitFor(t, r.out, "[press TALK to speak to the agent", 1)
+	r.press(button.Talk)
+	waitFor(t, r.out, "[listening: speak to the agent", 1)
+	opened := time.Now()
+	time.Sleep(2 * time.Second)
+	r.say("hello")
+	waitRuns(t, r.out, 1)
+	// Past engagement_idle from the press, well short of it from the run.
+	time.Sleep(time.Until(opened.Add(4 * time.Second)))
+	if strings.Contains(r.out.String(), "[stopped listening") || led.Light() != button.LightOn {
+		t.Fatalf("the engagement ended although the agent answered 2 s ago:\n%s", r.out.String())
+	}
+	waitFor(t, r.out, "[stopped listening: nothing happened for 3s]", 1)
+}
+
+// The end of the session ends its engagement: the microphone closes, the
+// LED goes off and the audit line says why.
+func TestEngagementEndsWithTheSession(t *testing.T) {
+	r, _, led := voiceRig(t, false, time.Minute, nil)
+	waitFor(t, r.out, "[press TALK to speak to the agent", 1)
+	r.press(button.Talk)
+	waitFor(t, r.out, "[listening: speak to the agent", 1)
+	r.stopAgent()
+	waitFor(t, r.out, "[stopped listening: the session ended]", 1)
+	waitFor(t, r.out, "[not connected", 1)
+	waitLight(t, led, button.LightOff)
+	if r.mic.Running() {
+		t.Fatal("the microphone runs after the session ended")
+	}
+	if !strings.Contains(r.log.String(), `reason="session ended"`) {
+		t.Errorf("no audit line for the engagement cut by the session's end:\n%s", r.log.String())
+	}
+}
