@@ -99,17 +99,19 @@ func (b *Bridge) session(ctx context.Context) (established bool, err error) {
 	}
 	c := &conv{b: b, s: s, origin: ag.Origin, results: make(chan collected, 1), notes: make(chan notice.Notice, 4), offered: mods,
 		speakText: ag.Card.Params.Voice.Owner == "client"}
+	b.o.Metrics.session()
+	b.state(State{Connected: true, Agent: ag.Origin, Modalities: s.Negotiated()})
+	b.log.Info("agent session established", "agent", ag.Origin, "transport", ag.Card.Params.AGUI.Transport,
+		"offered", mods, "negotiated", s.Negotiated(), "requestable", s.Requestable())
+	b.show(notice.Notice{Kind: notice.Connected, Text: ag.Origin, Modalities: s.Negotiated()})
+	// After "connected", so that the voice's own notice ("hold TALK ...")
+	// follows it.
 	if rtc != nil {
 		if err := c.startVoice(ctx, rtc); err != nil {
 			s.Close()
 			return true, err
 		}
 	}
-	b.o.Metrics.session()
-	b.state(State{Connected: true, Agent: ag.Origin, Modalities: s.Negotiated()})
-	b.log.Info("agent session established", "agent", ag.Origin, "transport", ag.Card.Params.AGUI.Transport,
-		"offered", mods, "negotiated", s.Negotiated(), "requestable", s.Requestable())
-	b.show(notice.Notice{Kind: notice.Connected, Text: ag.Origin, Modalities: s.Negotiated()})
 	return true, c.loop(ctx)
 }
 

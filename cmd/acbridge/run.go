@@ -21,7 +21,7 @@ func init() {
 }
 
 func runRun(ctx context.Context, e *env, args []string) int {
-	fs := newFlagSet(e, "run", "[--config FILE] [--check-config] [--agent URL] [--allow-insecure-local] [--log-level LEVEL] [--log-format text|json]")
+	fs := newFlagSet(e, "run", "[--config FILE] [--check-config] [--agent URL] [--allow-insecure-local] [--log-level LEVEL] [--log-format text|json] [--stdin-text]")
 	path := fs.String("config", config.DefaultPath, "configuration `file`")
 	check := fs.Bool("check-config", false, "validate the configuration, print a summary and exit")
 	agentURL := fs.String("agent", "", "agent base `URL` (overrides agent.url)")
