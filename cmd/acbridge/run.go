@@ -91,7 +91,7 @@ func runGeneration(ctx context.Context, cfg *config.Config, e *env, hup <-chan o
 	log := newLogger(cfg.Log, e.Stderr)
 	gctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	p, err := build(gctx, cfg, e, log)
+	p, err := build(gctx, cfg, e, log, texts)
 	if err != nil {
 		return false, err
 	}
@@ -107,9 +107,9 @@ func runGeneration(ctx context.Context, cfg *config.Config, e *env, hup <-chan o
 	}
 	opts := bridgeOptions(cfg, p, e, onState)
 	opts.Speak = speak
-	opts.Texts = texts
+	opts.Texts = p.texts
 	if p.kiosk != nil && cfg.Kiosk.TextBox {
-		opts.Texts = mergeTexts(gctx, texts, p.kiosk.Texts())
+		opts.Texts = mergeTexts(gctx, p.texts, p.kiosk.Texts())
 	}
 	b := bridge.New(opts)
 	// READY once the devices are open: the network may come later, and the
