@@ -88,3 +88,33 @@ func TestPulledAwayThenWindowEnds(t *testing.T) {
 		t.Errorf("Scan returned after %v, before the 3 s window ended", d)
 	}
 }
+
+// A tag whose read fails while it stays on the reader (here: a garbled
+// answer) is read again after a moment, without being lifted: holding it
+// still is enough. The person hears about the first failure only.
+func TestFailedReadHeldStillIsReadAgain(t *testing.T) {
+	r := newRig(t, nil)
+	r.card.RefuseGetData(0x6F00) // "no precise diagnosis": ErrBadTag
+	unread := 0
+	go func() {
+		r.waitState(nfc.StateArmed)
+		r.card.Insert(context.Background(), canary)
+	}()
+	s, err := r.dev.ScanWith(context.Background(), 10*time.Second, &nfc.ScanOptions{OnUnread: func(err error) {
+		r.record(err.Error())
+		if !errors.Is(err, nfc.ErrBadTag) {
+			t.Errorf("unread tap reported as %v, want ErrBadTag", err)
+		}
+		unread++
+		r.card.RefuseGetData(0)
+	}})
+	if err != nil || s.Object != r.store.Object(scope, canary) {
+		t.Fatalf("Scan = %+v, %v; want the tag held still", s, err)
+	}
+	if unread != 1 {
+		t.Errorf("%d unread taps reported, want 1", unread)
+	}
+	if got := r.card.Commands(); got != 2 {
+		t.Errorf("card got %d commands, want 2 GET DATA", got)
+	}
+}
