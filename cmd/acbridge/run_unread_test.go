@@ -29,18 +29,7 @@ func TestRunPulledAwayTagStaysArmed(t *testing.T) {
 	defer card.Close()
 	uid := []byte{0x04, 0x7E, 0xA1, 0x5E, 0x0F, 0xF0, 0x13}
 
-	for deadline := time.Now().Add(15 * time.Second); ; {
-		d.press(keyS)
-		ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
-		err := d.out.Wait(ctx, "[reader armed", 1)
-		cancel()
-		if err == nil {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the reader never armed:\n%s", d.out.String())
-		}
-	}
+	d.armScan(1)
 	card.PullAwayOnRead(1)
 	if err := card.Insert(context.Background(), uid); err != nil {
 		t.Fatal(err)
@@ -72,5 +61,23 @@ func TestRunPulledAwayTagStaysArmed(t *testing.T) {
 	}
 	if strings.Contains(strings.ToUpper(d.out.String()+d.err.String()), "047EA15E0FF013") {
 		t.Error("the tag UID appears in the daemon's output")
+	}
+}
+
+// armScan presses SCAN until the n-th "[reader armed" notice (after a pcscd
+// restart the session may first be renegotiated without nfc).
+func (d *daemonProc) armScan(n int) {
+	d.t.Helper()
+	for deadline := time.Now().Add(15 * time.Second); ; {
+		d.press(keyS)
+		ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
+		err := d.out.Wait(ctx, "[reader armed", n)
+		cancel()
+		if err == nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			d.t.Fatalf("the reader never armed:\n%s", d.out.String())
+		}
 	}
 }
