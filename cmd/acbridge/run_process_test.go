@@ -161,15 +161,8 @@ var (
 )
 
 func TestRunDaemonEndToEnd(t *testing.T) {
-	vpcdtest.Require(t)
 	dir := t.TempDir()
-	ag := &procAgent{t: t, log: &bridge.Transcript{}}
-	ag.start()
-	defer ag.stop()
-	d := startDaemon(t, dir, ag.addr)
-	d.wait(d.out, "you can use: tag scan, photo]", 1)
-	card := vpcd.New(vpcd.DefaultAddr)
-	defer card.Close()
+	d, ag, card := startNFCDaemon(t, dir)
 	ctx := context.Background()
 	uid := []byte{0x04, 0xC4, 0x7A, 0x12, 0xE5, 0x00, 0x99}
 	const uidHex = "04C47A12E50099"

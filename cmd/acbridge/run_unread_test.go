@@ -18,15 +18,7 @@ import (
 // mid-read: it says "couldn't read the tag — hold it still", counts it,
 // and sends the tag when it is tapped again within the same window.
 func TestRunPulledAwayTagStaysArmed(t *testing.T) {
-	vpcdtest.Require(t)
-	dir := t.TempDir()
-	ag := &procAgent{t: t, log: &bridge.Transcript{}}
-	ag.start()
-	defer ag.stop()
-	d := startDaemon(t, dir, ag.addr)
-	d.wait(d.out, "you can use: tag scan, photo]", 1)
-	card := vpcd.New(vpcd.DefaultAddr)
-	defer card.Close()
+	d, _, card := startNFCDaemon(t, t.TempDir())
 	uid := []byte{0x04, 0x7E, 0xA1, 0x5E, 0x0F, 0xF0, 0x13}
 
 	d.armScan(1)
@@ -80,4 +72,19 @@ func (d *daemonProc) armScan(n int) {
 			d.t.Fatalf("the reader never armed:\n%s", d.out.String())
 		}
 	}
+}
+
+// startNFCDaemon starts the reference agent and the daemon connected to it
+// with the reader ready, and a virtual card; all stop when t ends.
+func startNFCDaemon(t *testing.T, dir string) (*daemonProc, *procAgent, *vpcd.Card) {
+	t.Helper()
+	vpcdtest.Require(t)
+	ag := &procAgent{t: t, log: &bridge.Transcript{}}
+	ag.start()
+	t.Cleanup(ag.stop)
+	d := startDaemon(t, dir, ag.addr)
+	d.wait(d.out, "you can use: tag scan, photo]", 1)
+	card := vpcd.New(vpcd.DefaultAddr)
+	t.Cleanup(func() { card.Close() })
+	return d, ag, card
 }
