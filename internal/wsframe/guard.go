@@ -18,6 +18,13 @@ const (
 	DefaultCloseWait = time.Second
 )
 
+// refusedLinger is how long a close for a refused frame or a ping flood
+// keeps the socket open, without reading, after writing the close frame.
+// Closing a socket with unread data makes the kernel send a reset, and a
+// reset that reaches the peer before it has read our close frame discards
+// the frame, so the peer would never learn why.
+const refusedLinger = 100 * time.Millisecond
+
 // PingFloodReason is the close reason sent to a peer that pinged past the
 // budget.
 const PingFloodReason = "ping.flood"
@@ -36,8 +43,9 @@ type GuardOptions struct {
 	PingBurst int
 	PingRate  float64
 	// CloseWait is how long a normal close waits for the peer's close
-	// frame (default 1 s). A close for a frame rule or a ping flood does
-	// not wait at all: the peer is still sending what it was refused for.
+	// frame (default 1 s). A close for a frame rule or a ping flood reads
+	// nothing more: the peer is still sending what it was refused for and
+	// will not answer.
 	CloseWait time.Duration
 	// Now is the clock of the ping budget (default time.Now).
 	Now func() time.Time
@@ -60,6 +68,7 @@ type Guard struct {
 	tokens float64
 	last   time.Time
 	flood  bool
+	linger time.Duration // set by a refusing Close, for lingerConn
 }
 
 // NewGuard returns a Guard for one connection; o may be nil.
@@ -89,12 +98,14 @@ func NewGuard(o *GuardOptions) *Guard {
 func (g *Guard) Dialer(dial func(ctx context.Context, network, addr string) (net.Conn, error)) func(ctx context.Context, network, addr string) (net.Conn, error) {
 	return func(ctx context.Context, network, addr string) (net.Conn, error) {
 		c, err := dial(ctx, network, addr)
-		if err == nil {
-			g.mu.Lock()
-			g.raw = c
-			g.mu.Unlock()
+		if err != nil {
+			return nil, err
 		}
-		return c, err
+		lc := &lingerConn{Conn: c, g: g}
+		g.mu.Lock()
+		g.raw = lc
+		g.mu.Unlock()
+		return lc, nil
 	}
 }
 
@@ -175,10 +186,34 @@ func (g *Guard) Close(c *websocket.Conn, cause error) error {
 	}
 	g.mu.Lock()
 	if g.raw != nil {
-		g.raw.SetReadDeadline(time.Now().Add(wait))
+		if wait == 0 {
+			// The library's close handshake then fails its first read and
+			// closes the socket, which lingers (lingerConn.Close).
+			g.raw.SetReadDeadline(time.Unix(1, 0))
+			g.linger = refusedLinger
+		} else {
+			g.raw.SetReadDeadline(time.Now().Add(wait))
+		}
 	}
 	g.mu.Unlock()
 	return c.Close(status, reason)
+}
+
+// lingerConn is the connection a Guard's Dialer returns: its Close waits
+// the Guard's linger first (see refusedLinger).
+type lingerConn struct {
+	net.Conn
+	g *Guard
+}
+
+func (c *lingerConn) Close() error {
+	c.g.mu.Lock()
+	d := c.g.linger
+	c.g.mu.Unlock()
+	if d > 0 {
+		time.Sleep(d)
+	}
+	return c.Conn.Close()
 }
 
 // frameRule reports whether err breaks a frame rule: the peer may still be
