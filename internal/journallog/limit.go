@@ -5,6 +5,8 @@ import (
 	"log/slog"
 	"sync"
 	"time"
+
+	"github.com/agentcall/acbridge/internal/ratelimit"
 )
 
 // Defaults of LimitOptions: far below journald's default per-unit limit
@@ -27,12 +29,10 @@ type LimitOptions struct {
 // limiter is shared by a Limit handler and everything derived from it by
 // WithAttrs/WithGroup: one budget for the whole log.
 type limiter struct {
-	burst, rate float64
-	now         func() time.Time
+	now func() time.Time
 
 	mu         sync.Mutex
-	tokens     float64
-	last       time.Time
+	b          ratelimit.Bucket
 	suppressed int
 }
 
@@ -41,16 +41,10 @@ type limiter struct {
 func (l *limiter) take() (ok bool, dropped int) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	now := l.now()
-	if !l.last.IsZero() {
-		l.tokens = min(l.burst, l.tokens+now.Sub(l.last).Seconds()*l.rate)
-	}
-	l.last = now
-	if l.tokens < 1 {
+	if !l.b.Take(l.now()) {
 		l.suppressed++
 		return false, 0
 	}
-	l.tokens--
 	dropped, l.suppressed = l.suppressed, 0
 	return true, dropped
 }
@@ -70,17 +64,17 @@ func Limit(h slog.Handler, o *LimitOptions) *LimitHandler {
 	if o == nil {
 		o = &LimitOptions{}
 	}
-	l := &limiter{burst: float64(o.Burst), rate: o.Rate, now: o.Now}
-	if l.burst <= 0 {
-		l.burst = DefaultBurst
+	burst, rate := float64(o.Burst), o.Rate
+	if burst <= 0 {
+		burst = DefaultBurst
 	}
-	if l.rate <= 0 {
-		l.rate = DefaultRate
+	if rate <= 0 {
+		rate = DefaultRate
 	}
+	l := &limiter{now: o.Now, b: ratelimit.New(burst, rate)}
 	if l.now == nil {
 		l.now = time.Now
 	}
-	l.tokens = l.burst
 	return &LimitHandler{next: h, base: h, l: l}
 }
 

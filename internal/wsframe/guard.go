@@ -7,8 +7,10 @@ import (
 	"sync"
 	"time"
 
-	"github.com/agentcall/acbridge/protocol"
 	"github.com/coder/websocket"
+
+	"github.com/agentcall/acbridge/internal/ratelimit"
+	"github.com/agentcall/acbridge/protocol"
 )
 
 // Defaults of GuardOptions.
@@ -57,16 +59,13 @@ type GuardOptions struct {
 // handshake), and the ping budget. Wire it in with Dialer (client side),
 // OnPing and Prepare, then use its Read and Close.
 type Guard struct {
-	burst     float64
-	rate      float64
 	closeWait time.Duration
 	now       func() time.Time
 
 	mu     sync.Mutex
 	raw    net.Conn
 	ws     *websocket.Conn
-	tokens float64
-	last   time.Time
+	pings  ratelimit.Bucket
 	flood  bool
 	linger time.Duration // set by a refusing Close, for lingerConn
 }
@@ -76,20 +75,20 @@ func NewGuard(o *GuardOptions) *Guard {
 	if o == nil {
 		o = &GuardOptions{}
 	}
-	g := &Guard{burst: float64(o.PingBurst), rate: o.PingRate, closeWait: o.CloseWait, now: o.Now}
-	if g.burst <= 0 {
-		g.burst = DefaultPingBurst
+	burst, rate := float64(o.PingBurst), o.PingRate
+	if burst <= 0 {
+		burst = DefaultPingBurst
 	}
-	if g.rate <= 0 {
-		g.rate = DefaultPingRate
+	if rate <= 0 {
+		rate = DefaultPingRate
 	}
+	g := &Guard{closeWait: o.CloseWait, now: o.Now, pings: ratelimit.New(burst, rate)}
 	if g.closeWait <= 0 {
 		g.closeWait = DefaultCloseWait
 	}
 	if g.now == nil {
 		g.now = time.Now
 	}
-	g.tokens = g.burst
 	return g
 }
 
@@ -126,13 +125,7 @@ func (g *Guard) OnPing(context.Context, []byte) bool {
 	if g.flood {
 		return false
 	}
-	now := g.now()
-	if !g.last.IsZero() {
-		g.tokens = min(g.burst, g.tokens+now.Sub(g.last).Seconds()*g.rate)
-	}
-	g.last = now
-	if g.tokens >= 1 {
-		g.tokens--
+	if g.pings.Take(g.now()) {
 		return true
 	}
 	g.flood = true
