@@ -18,13 +18,7 @@ func TestDoctorRefusesAKeystoreAnotherUserControls(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("needs root to give the keystore to another user")
 	}
-	sim, err := accept.NewSim(context.Background(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sim.Close()
-	var o accept.Options
-	sim.Apply(&o)
+	sim, o := doctorSim(t)
 	if err := os.Chown(sim.KeystorePath(), 65534, 65534); err != nil {
 		t.Fatal(err)
 	}
@@ -44,4 +38,17 @@ func TestDoctorRefusesAKeystoreAnotherUserControls(t *testing.T) {
 	if code != 1 || !strings.Contains(out, "env.keystore: ") || !strings.Contains(out, "other users can replace the keystore") {
 		t.Errorf("world-writable directory: exit %d, output:\n%s", code, out)
 	}
+}
+
+// doctorSim is the simulated kiosk doctor checks, closed at cleanup.
+func doctorSim(t *testing.T) (*accept.Sim, accept.Options) {
+	t.Helper()
+	sim, err := accept.NewSim(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { sim.Close() })
+	var o accept.Options
+	sim.Apply(&o)
+	return sim, o
 }
