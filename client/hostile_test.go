@@ -92,17 +92,3 @@ func TestPingFloodClosesTheConnection(t *testing.T) {
 		t.Errorf("%d pongs answered, budget %d", c.PongsReceived, wsframe.DefaultPingBurst)
 	}
 }
-
-// Closing a session whose agent never answers the close frame takes at
-// most the close wait, not the library's five seconds.
-func TestCloseDoesNotWaitForASilentAgent(t *testing.T) {
-	a, s := hostileSession(t, hostileagent.Silent)
-	start := time.Now()
-	s.Close()
-	took := time.Since(start)
-	ended(t, a, s)
-	t.Logf("Close took %s", took.Round(time.Millisecond))
-	if took > 4*time.Second {
-		t.Errorf("Close took %s", took)
-	}
-}

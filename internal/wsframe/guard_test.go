@@ -2,8 +2,14 @@ package wsframe_test
 
 import (
 	"context"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/coder/websocket"
 
 	"github.com/agentcall/acbridge/internal/wsframe"
 )
@@ -37,5 +43,39 @@ func TestPingBudget(t *testing.T) {
 	now = now.Add(time.Hour)
 	if ping() {
 		t.Fatal("a flooded connection answered a ping again")
+	}
+}
+
+// A normal close to a peer that never answers the close frame waits
+// CloseWait, not the library's five seconds.
+func TestCloseWaitsAtMostCloseWait(t *testing.T) {
+	done := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		c, err := websocket.Accept(w, r, nil)
+		if err != nil {
+			return
+		}
+		<-done // never reads: the client's close frame goes unanswered
+		c.CloseNow()
+	}))
+	defer srv.Close()
+	defer close(done)
+	g := wsframe.NewGuard(&wsframe.GuardOptions{CloseWait: 200 * time.Millisecond})
+	tr := &http.Transport{DialContext: g.Dialer((&net.Dialer{}).DialContext)}
+	defer tr.CloseIdleConnections()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	c, _, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(srv.URL, "http"), &websocket.DialOptions{
+		HTTPClient: &http.Client{Transport: tr}, OnPingReceived: g.OnPing})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g.Prepare(c)
+	start := time.Now()
+	g.Close(c, nil)
+	took := time.Since(start)
+	t.Logf("Close took %s (CloseWait 200 ms)", took.Round(time.Millisecond))
+	if took > 3*time.Second {
+		t.Fatalf("Close took %s: it waited for the library's close handshake", took)
 	}
 }
