@@ -209,7 +209,12 @@ func (s *Sim) startAgent() error {
 	if err != nil {
 		return fmt.Errorf("accept: simulation: agent: %w", err)
 	}
-	s.ag = agent.New(&agent.Options{Logger: s.log.With("part", "agent")})
+	ag, err := agent.New(&agent.Options{Logger: s.log.With("part", "agent"), Physical: true})
+	if err != nil {
+		ln.Close()
+		return fmt.Errorf("accept: simulation: agent: %w", err)
+	}
+	s.ag = ag
 	s.srv = &http.Server{Handler: s.ag, ReadHeaderTimeout: 5 * time.Second}
 	s.url = "http://" + ln.Addr().String()
 	s.agentWG.Add(1)

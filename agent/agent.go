@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -46,13 +47,11 @@ type Options struct {
 	// Transport is the card's AG-UI transport: "websocket" (the default)
 	// or "webrtc" (agentcall-webrtc-0.1: the card then says voice.owner
 	// "agent" and carries the exact profile with supportsExplicitTurns, and
-	// /agui takes SDP offers; see webrtc.go). New panics on any other
-	// value, a programming error like an invalid pattern given to
-	// http.ServeMux.
+	// /agui takes SDP offers; see webrtc.go). New refuses any other value.
 	Transport string
 	// PublicURL is the absolute http(s) base URL clients reach the agent
 	// at; the card's AG-UI URL is PublicURL + "/agui". Default: derived per
-	// request from its scheme (TLS or not) and Host. New panics on a value
+	// request from its scheme (TLS or not) and Host. New refuses a value
 	// CheckPublicURL refuses.
 	PublicURL string
 	// Token, when set, is required as "Authorization: Bearer TOKEN" on the
@@ -61,9 +60,21 @@ type Options struct {
 	Token string
 	// Name is the card's name. Default: DefaultName.
 	Name string
-	// Accepted and AgentRequests are the card's physical modalities. nil
-	// means both nfc and photo; an empty non-nil slice means none.
+	// Physical opts in to the physical profile (NFC and photo
+	// observations). The spec's reference agent is text-only by default:
+	// "Its ordinary public review profile remains text-only", and the
+	// physical proof is an opt-in developer profile.
+	Physical bool
+	// Accepted and AgentRequests are the card's physical modalities when
+	// Physical is set: nil means both nfc and photo, an empty non-nil slice
+	// none. New checks them as ParseCard does (unique, at most two, every
+	// request accepted) and refuses them without Physical.
 	Accepted, AgentRequests []protocol.Modality
+	// LegacyURI makes the card declare the legacy extension identifier
+	// (protocol.LegacyExtensionURI) instead of the canonical one, as the
+	// existing private producers do: for rollback testing with an older
+	// client that does not recognize the public URI.
+	LegacyURI bool
 	// IdleTimeout closes a connection on which the client sent nothing for
 	// this long (status 1008, reason "idle"); it also reaps half-open
 	// connections whose peer vanished. Default: DefaultIdleTimeout.
@@ -76,7 +87,7 @@ type Options struct {
 	MaxSessions int
 	// ReplyVoice shapes the generated voice that answers each committed
 	// audio turn on transport webrtc. nil: audio.Voice's defaults (440 Hz,
-	// 600 ms). New panics on options audio.Voice refuses.
+	// 600 ms). New refuses options audio.Voice refuses.
 	ReplyVoice *audio.VoiceOptions
 	// OnAudioTurn, on transport webrtc, is called on the session's
 	// goroutine after each audio turn closes (committed, cancelled, or cut
@@ -96,6 +107,7 @@ type Agent struct {
 	tokenSum  *[sha256.Size]byte
 	name      string
 	cfg       protocol.SessionConfig
+	uri       string // the extension identifier the card declares
 	idle      time.Duration
 	write     time.Duration
 	maxConns  int
@@ -113,8 +125,9 @@ type Agent struct {
 
 var _ http.Handler = (*Agent)(nil)
 
-// New returns an Agent configured by opts (nil: all defaults).
-func New(opts *Options) *Agent {
+// New returns an Agent configured by opts (nil: all defaults), or an error
+// that names the option to fix.
+func New(opts *Options) (*Agent, error) {
 	if opts == nil {
 		opts = &Options{}
 	}
@@ -142,16 +155,25 @@ func New(opts *Options) *Agent {
 	case protocol.TransportWebRTC:
 		rtc, err := newRTCConfig(opts)
 		if err != nil {
-			panic(err.Error())
+			return nil, err
 		}
 		a.rtc = rtc
 	default:
-		panic(fmt.Sprintf("agent: transport %q is not supported; use %q or %q", a.transport, protocol.TransportWebSocket, protocol.TransportWebRTC))
+		return nil, fmt.Errorf("agent: transport %q is not supported; use %q or %q", a.transport, protocol.TransportWebSocket, protocol.TransportWebRTC)
 	}
 	if opts.PublicURL != "" {
 		if err := CheckPublicURL(opts.PublicURL); err != nil {
-			panic(err.Error())
+			return nil, err
 		}
+	}
+	cfg, err := modalityConfig(opts)
+	if err != nil {
+		return nil, err
+	}
+	a.cfg = cfg
+	a.uri = protocol.ExtensionURI
+	if opts.LegacyURI {
+		a.uri = protocol.LegacyExtensionURI
 	}
 	if opts.Token != "" {
 		sum := sha256.Sum256([]byte(opts.Token))
@@ -169,14 +191,6 @@ func New(opts *Options) *Agent {
 	if a.maxConns <= 0 {
 		a.maxConns = DefaultMaxSessions
 	}
-	both := []protocol.Modality{protocol.NFC, protocol.Photo}
-	a.cfg.Accepted, a.cfg.AgentRequests = both, both
-	if opts.Accepted != nil {
-		a.cfg.Accepted = append([]protocol.Modality{}, opts.Accepted...)
-	}
-	if opts.AgentRequests != nil {
-		a.cfg.AgentRequests = append([]protocol.Modality{}, opts.AgentRequests...)
-	}
 	// The webrtc card says supportsExplicitTurns.
 	a.cfg.ExplicitTurns = a.rtc != nil
 	a.ctx, a.cancel = context.WithCancel(context.Background())
@@ -187,7 +201,49 @@ func New(opts *Options) *Agent {
 	} else {
 		a.mux.HandleFunc(AGUIPath, a.serveAGUI)
 	}
-	return a
+	return a, nil
+}
+
+// modalityConfig checks the modality options as ParseCard checks a card's
+// lists, so that the agent never serves a card clients must refuse.
+func modalityConfig(opts *Options) (protocol.SessionConfig, error) {
+	var cfg protocol.SessionConfig
+	if !opts.Physical {
+		if len(opts.Accepted) > 0 || len(opts.AgentRequests) > 0 {
+			return cfg, errors.New("agent: Accepted and AgentRequests need Physical (the reference agent is text-only unless the physical profile is asked for)")
+		}
+		return cfg, nil
+	}
+	both := []protocol.Modality{protocol.NFC, protocol.Photo}
+	cfg.Accepted, cfg.AgentRequests = both, both
+	if opts.Accepted != nil {
+		cfg.Accepted = slices.Clone(opts.Accepted)
+	}
+	if opts.AgentRequests != nil {
+		cfg.AgentRequests = slices.Clone(opts.AgentRequests)
+	}
+	for _, list := range []struct {
+		name string
+		ms   []protocol.Modality
+	}{{"Accepted", cfg.Accepted}, {"AgentRequests", cfg.AgentRequests}} {
+		if len(list.ms) > 2 {
+			return cfg, fmt.Errorf("agent: %s lists %d modalities; at most two (nfc, photo)", list.name, len(list.ms))
+		}
+		for i, m := range list.ms {
+			if m != protocol.NFC && m != protocol.Photo {
+				return cfg, fmt.Errorf("agent: %s names %q; the modalities are nfc and photo", list.name, m)
+			}
+			if slices.Contains(list.ms[:i], m) {
+				return cfg, fmt.Errorf("agent: %s names %s twice", list.name, m)
+			}
+		}
+	}
+	for _, m := range cfg.AgentRequests {
+		if !slices.Contains(cfg.Accepted, m) {
+			return cfg, fmt.Errorf("agent: AgentRequests names %s, which Accepted does not: every requested modality must be accepted", m)
+		}
+	}
+	return cfg, nil
 }
 
 // CheckPublicURL reports whether s can be Options.PublicURL: an absolute

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"slices"
 	"strings"
 	"testing"
@@ -94,16 +95,58 @@ func TestCheckPublicURL(t *testing.T) {
 	}
 }
 
-func TestNewPanicsOnMisuse(t *testing.T) {
-	for _, opts := range []*Options{{Transport: "carrier-pigeon"}, {PublicURL: "agent.example"}} {
-		func() {
-			defer func() {
-				if recover() == nil {
-					t.Errorf("New(%+v) did not panic", opts)
-				}
-			}()
-			New(opts)
-		}()
+// New refuses options it cannot serve with an error naming the fix, never a
+// panic: the modality lists as ParseCard checks a card's (#17).
+func TestNewRefusesBadOptions(t *testing.T) {
+	nfc, photo := protocol.NFC, protocol.Photo
+	for _, c := range []struct {
+		opts Options
+		want string
+	}{
+		{Options{Transport: "carrier-pigeon"}, "not supported"},
+		{Options{PublicURL: "agent.example"}, "public URL"},
+		{Options{Physical: true, Accepted: []protocol.Modality{nfc}, AgentRequests: []protocol.Modality{photo}}, "every requested modality must be accepted"},
+		{Options{Physical: true, Accepted: []protocol.Modality{nfc, nfc}}, "twice"},
+		{Options{Physical: true, Accepted: []protocol.Modality{nfc, photo, nfc}}, "at most two"},
+		{Options{Physical: true, Accepted: []protocol.Modality{"smell"}}, "nfc and photo"},
+		{Options{Accepted: []protocol.Modality{nfc}}, "need Physical"},
+	} {
+		a, err := New(&c.opts)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("New(%+v) = %v, %v; want an error saying %q", c.opts, a, err, c.want)
+		}
+	}
+}
+
+// The spec's reference agent is text-only by default ("Its ordinary public
+// review profile remains text-only"); the physical proof is opt-in.
+func TestTextOnlyByDefault(t *testing.T) {
+	a, err := New(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(a)
+	defer func() { srv.Close(); a.Close() }()
+	card, _ := fetchCard(t, &testAgent{Agent: a, srv: srv})
+	if p := card.Params.PhysicalObservations; len(p.Accepted) != 0 || len(p.AgentRequests) != 0 {
+		t.Fatalf("default card declares physical modalities %+v", p)
+	}
+	// A client offering both gets no usable modality; a scan is refused.
+	c := startSession(t, &testAgent{Agent: a, srv: srv}, both...)
+	c.send(&protocol.ClientMessage{Type: protocol.TypeUserObservation, Turn: c.nextTurn(), Observation: object(ref("x"))})
+	c.expectFailure(protocol.CodeObservationNegotiation)
+	if got := c.say("scan an object"); got != textCannotRequestNFC {
+		t.Fatalf("scan request on a text-only agent: %q", got)
+	}
+}
+
+// LegacyURI serves the legacy identifier for rollback tests with an older
+// client; the card stays otherwise the same and valid.
+func TestLegacyURICard(t *testing.T) {
+	ta := startAgent(t, &Options{LegacyURI: true})
+	card, raw := fetchCard(t, ta)
+	if !card.Legacy || card.URI != protocol.LegacyExtensionURI || strings.Contains(string(raw), protocol.ExtensionURI) {
+		t.Fatalf("card declares %s (legacy %v)", card.URI, card.Legacy)
 	}
 }
 

@@ -52,7 +52,7 @@ func TestCancelTeaching(t *testing.T) {
 	check(t, c.say("confirm object"), "No current proposal; nothing stored.")
 	check(t, c.scan(a), "This object remains unknown.")
 	// Teaching again after a cancel needs its own confirmation.
-	check(t, c.say("teach object Alpha"), "Proposal staged, not stored.")
+	check(t, c.say("teach object Alpha"), "Proposal staged, not stored: Alpha.")
 	check(t, c.say("confirm object"), "Confirmed Alpha for this session.")
 	check(t, c.scan(a), "This is Alpha.")
 }

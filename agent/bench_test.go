@@ -22,7 +22,10 @@ func BenchmarkScanRoundTrip(b *testing.B) {
 // answered photo request, dominated by the receiver's image checks.
 func BenchmarkConversationPhoto(b *testing.B) {
 	photo := photoObs(b)
-	a := New(nil)
+	a, err := New(&Options{Physical: true})
+	if err != nil {
+		b.Fatal(err)
+	}
 	defer a.Close()
 	conv := newConversation(a.cfg, slog.New(slog.DiscardHandler))
 	start, _ := protocol.MarshalClientMessage(&protocol.ClientMessage{Type: protocol.TypeSessionStart, SessionID: "b",

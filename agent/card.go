@@ -68,7 +68,7 @@ func (a *Agent) card(base string) ([]byte, error) {
 		Version:             protocol.SchemaVersion + ".0",
 		SupportedInterfaces: []struct{}{},
 		Capabilities: a2aCapabilities{Extensions: []a2aExtension{{
-			URI:         protocol.ExtensionURI,
+			URI:         a.uri,
 			Description: "AgentCall AG-UI extension 0.1: public base and physical observations",
 			Params: protocol.Params{
 				SchemaVersion: protocol.SchemaVersion,

@@ -2,8 +2,15 @@
 // AgentCall AG-UI extension 0.1 (shared/spec/agentcall-agui-0.1.md),
 // behaving as the spec's "Independent reference proof" so that clients can
 // be tested end to end on one machine and the public golden trace
-// (physical-conformance.json, "walkthrough") replays against it with
-// identical texts.
+// (physical-conformance.json, "walkthrough") replays against it, with
+// identical texts except that every teaching proposal names its label
+// (conformance.ReferenceWalkthrough).
+//
+// As the spec's reference agent, it is text-only by default ("Its ordinary
+// public review profile remains text-only"): Options.Physical (acbridge
+// agent --physical) opts in to the NFC/photo developer profile.
+// Options.LegacyURI serves the legacy extension identifier for rollback
+// tests with an older client.
 //
 // An Agent is an http.Handler serving an A2A 1.0 Agent Card at
 // /.well-known/agent-card.json (spec "Discovery") and the AG-UI WebSocket
@@ -69,7 +76,10 @@
 // teach object LABEL answers "Proposed LABEL; confirm object to save for
 // this session." the first time a proposal is staged in a session — it is
 // the one place the confirm command is explained — and "Proposal staged,
-// not stored." for every later one, replacements included. It refuses,
+// not stored: LABEL." for every later one, replacements included: every
+// proposal shows what will be remembered. (The public walkthrough's later
+// proposals say only "Proposal staged, not stored."; replaying it with
+// --strict-text reports that difference.) It refuses,
 // staging nothing and keeping any earlier proposal, without a current
 // object, with an empty label, a label over 256 characters or with control
 // characters, and for a new object once 32 labels are stored ("Session

@@ -43,7 +43,13 @@ func startAgent(t testing.TB, opts *Options) *testAgent {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	}
-	a := New(opts)
+	// The tests exercise the physical proof, the spec's opt-in developer
+	// profile; TestTextOnlyByDefault covers the default.
+	opts.Physical = true
+	a, err := New(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
 	srv := httptest.NewServer(a)
 	t.Cleanup(srv.Close)
 	t.Cleanup(func() { _ = a.Close() })
@@ -242,13 +248,11 @@ func (c *client) request(text string) protocol.Event {
 	return c.expect(protocol.EventRunStarted, protocol.EventInteractionRequested)[1].Event
 }
 
+// walkthrough is the public walkthrough with the reference agent's texts
+// (every proposal names its label).
 func walkthrough(t testing.TB) []conformance.Step {
 	t.Helper()
-	f, err := conformance.Parse(conformance.PublicFixtures)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return f.Walkthrough
+	return conformance.ReferenceWalkthrough()
 }
 
 // sameJSON compares two JSON documents by value.

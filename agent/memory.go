@@ -29,7 +29,7 @@ const (
 	textStillUnknown     = "This object remains unknown."
 	textOtherUnknown     = "This other object still remains unknown."
 	textProposedFmt      = "Proposed %s; confirm object to save for this session."
-	textStaged           = "Proposal staged, not stored."
+	textStagedFmt        = "Proposal staged, not stored: %s."
 	textConfirmedFmt     = "Confirmed %s for this session."
 	textKnownFmt         = "This is %s."
 	textCancelled        = "Proposal cancelled."
@@ -147,7 +147,9 @@ func (m *memory) teach(label string) string {
 		m.hinted = true
 		return fmt.Sprintf(textProposedFmt, label)
 	}
-	return textStaged
+	// Every proposal names its label: the spec asks to "show what will be
+	// remembered" before the confirmation, replacements included.
+	return fmt.Sprintf(textStagedFmt, label)
 }
 
 // confirm stores the current proposal; without one nothing changes.

@@ -68,7 +68,12 @@ func TestRecordedTracePassesCheckTrace(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := conformance.CheckTrace(recorded, f.TraceConfig()); err != nil {
+	f.Walkthrough = recorded
+	cfg, _, err := f.TraceConfig()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := conformance.CheckTrace(recorded, cfg); err != nil {
 		t.Fatalf("recorded trace: %v", err)
 	}
 	c.expectClose(websocket.StatusNormalClosure)
@@ -79,7 +84,10 @@ func TestRecordedTracePassesCheckTrace(t *testing.T) {
 // envelopes.
 func TestConversationWithoutTransport(t *testing.T) {
 	steps := walkthrough(t)
-	a := New(nil)
+	a, err := New(&Options{Physical: true})
+	if err != nil {
+		t.Fatal(err)
+	}
 	defer a.Close()
 	conv := newConversation(a.cfg, slog.New(slog.DiscardHandler))
 	var pending []protocol.Envelope

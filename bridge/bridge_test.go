@@ -75,7 +75,17 @@ func (r *rig) serve(addr string) {
 		r.t.Fatal(err)
 	}
 	r.addr = ln.Addr().String()
-	r.agent = agent.New(r.agentOpts)
+	opts := agent.Options{}
+	if r.agentOpts != nil {
+		opts = *r.agentOpts
+	}
+	// The bridge tests scan and photograph: the physical profile, opted in.
+	opts.Physical = true
+	a, err := agent.New(&opts)
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	r.agent = a
 	r.srv = &http.Server{Handler: r.agent}
 	go r.srv.Serve(ln)
 }

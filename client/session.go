@@ -70,6 +70,12 @@ func Start(ctx context.Context, t Transport, card *protocol.Card, opts *Options)
 	}
 	s := &Session{t: t, log: o.Logger, events: make(chan protocol.Envelope, 64), done: make(chan struct{}),
 		st: protocol.NewSession(protocol.ConfigFromCard(card))}
+	if !card.PhysicalAllowed() {
+		// A card built or persisted outside ParseCard may name a profile
+		// that cannot carry physical inputs: offer none (and ConfigFromCard
+		// negotiates none, so Observe refuses every send).
+		o.Modalities = nil
+	}
 	caps := &protocol.ClientCapabilities{PhysicalObservations: &protocol.PhysicalCapabilities{Modalities: o.Modalities}}
 	if len(o.Modalities) == 0 {
 		caps.PhysicalObservations = nil
@@ -115,6 +121,11 @@ func (s *Session) recv(ctx context.Context) (*protocol.Envelope, error) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if e := env.Event; e.Type == protocol.EventFailure && !s.st.Established() {
+		// The agent refused the session: its own code and message say why
+		// better than the ordering error this envelope would be.
+		return nil, fmt.Errorf("client: the agent refused the session: %w", &protocol.Error{Code: e.Code, Message: e.Message})
+	}
 	if err := s.st.Server(env); err != nil {
 		return nil, err
 	}

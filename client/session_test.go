@@ -36,20 +36,10 @@ func goldenTrace(t *testing.T) []clienttest.Step {
 
 func startSession(t *testing.T, a *clienttest.Server, mods ...protocol.Modality) *client.Session {
 	t.Helper()
-	ctx := context.Background()
-	ag, err := client.Discover(ctx, a.Base(), "", a.Policy())
+	s, err := startRaw(t, a, nil, mods...)
 	if err != nil {
 		t.Fatal(err)
 	}
-	tr, err := ag.Dial(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := client.Start(ctx, tr, ag.Card, &client.Options{SessionID: "proof-1", Modalities: mods})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
 	return s
 }
 
@@ -142,8 +132,12 @@ func TestTransportRules(t *testing.T) {
 		{"bad UTF-8", func(ctx context.Context, c *websocket.Conn) error {
 			return c.Write(ctx, websocket.MessageText, []byte("{\"sequence\":2,\"event\":{\"type\":\"text\xff\"}}"))
 		}, protocol.CodeFrameUTF8, websocket.StatusInvalidFramePayloadData},
-		{"sequence gap", func(ctx context.Context, c *websocket.Conn) error {
-			return clienttest.WriteEnv(ctx, c, 3, protocol.Event{Type: protocol.EventRunStarted})
+		{"sequence decrease after a gap", func(ctx context.Context, c *websocket.Conn) error {
+			// The gap (1 to 3) conforms; going back to 2 does not.
+			if err := clienttest.WriteEnv(ctx, c, 3, protocol.Event{Type: protocol.EventRunStarted}); err != nil {
+				return err
+			}
+			return clienttest.WriteEnv(ctx, c, 2, protocol.Event{Type: protocol.EventRunCompleted})
 		}, protocol.CodeSequenceOrder, websocket.StatusPolicyViolation},
 		{"sequence repeat", func(ctx context.Context, c *websocket.Conn) error {
 			return clienttest.WriteEnv(ctx, c, 1, protocol.Event{Type: protocol.EventRunStarted})

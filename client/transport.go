@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/agentcall/acbridge/internal/wsframe"
+	"github.com/agentcall/acbridge/protocol"
 	"github.com/coder/websocket"
 )
 
@@ -59,6 +60,10 @@ func (a *Agent) DialWebSocket(ctx context.Context) (Transport, error) {
 		HTTPClient:     hc,
 		HTTPHeader:     a.authHeader(a.WSURL),
 		OnPingReceived: g.OnPing,
+		// The binding's name, offered as the WebSocket subprotocol; an
+		// agent that selects none is still accepted, as the spec names no
+		// negotiation rule for it.
+		Subprotocols: []string{protocol.WSBinding},
 	})
 	if err != nil {
 		if resp != nil && resp.StatusCode >= 300 && resp.StatusCode < 400 {

@@ -183,7 +183,7 @@ func TestWebRTCFrameRules(t *testing.T) {
 		{"binary", []byte(`{"sequence":2,"event":{"type":"run.started"}}`), false, protocol.CodeFrameBinary},
 		{"131,073 bytes", []byte(`{"sequence":2,"event":{"type":"x","pad":"` + strings.Repeat("a", protocol.MaxFrameBytes+1-len(`{"sequence":2,"event":{"type":"x","pad":""}}`)) + `"}}`), true, protocol.CodeFrameSize},
 		{"bad UTF-8", []byte("{\"sequence\":2,\"event\":{\"type\":\"text\xff\"}}"), true, protocol.CodeFrameUTF8},
-		{"sequence gap", []byte(`{"sequence":3,"event":{"type":"run.started"}}`), true, protocol.CodeSequenceOrder},
+		{"sequence repeat", []byte(`{"sequence":1,"event":{"type":"run.started"}}`), true, protocol.CodeSequenceOrder},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

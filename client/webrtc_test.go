@@ -42,7 +42,12 @@ func startRTCAgent(t testing.TB, opts *agent.Options) *rtcAgent {
 		ra.turns = append(ra.turns, at)
 		ra.mu.Unlock()
 	}
-	ra.Agent = agent.New(opts)
+	opts.Physical = true
+	a, err := agent.New(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ra.Agent = a
 	ra.srv = httptest.NewServer(ra.Agent)
 	t.Cleanup(func() {
 		ra.srv.Close()
@@ -80,7 +85,7 @@ func pressedTurn(t testing.TB, ra *rtcAgent) *clienttest.RTCTurns {
 	return rs
 }
 
-// The public walkthrough replays clean, texts included, over the data
+// The walkthrough replays clean, texts included, over the data
 // channel: the session engine's rules run unchanged on WebRTC.
 func TestWebRTCWalkthroughReplays(t *testing.T) {
 	ra := startRTCAgent(t, nil)
@@ -90,11 +95,8 @@ func TestWebRTCWalkthroughReplays(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	steps, err := conformance.ParseTrace(conformance.PublicFixtures)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := conformance.Replay(ctx, tr, ag.Card, steps, &conformance.ReplayOptions{StrictText: true})
+	// The reference agent's texts: every proposal names its label.
+	r := conformance.Replay(ctx, tr, ag.Card, conformance.ReferenceWalkthrough(), &conformance.ReplayOptions{StrictText: true})
 	if !r.Passed {
 		t.Fatalf("diverged: %v", r.Divergence)
 	}

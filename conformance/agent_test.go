@@ -8,12 +8,18 @@ import (
 	"github.com/agentcall/acbridge/agent"
 	"github.com/agentcall/acbridge/client"
 	"github.com/agentcall/acbridge/conformance"
+	"github.com/agentcall/acbridge/protocol"
 )
 
-// The public walkthrough replays clean, texts included, against the
-// reference agent over a real WebSocket on loopback.
-func TestReplayAgainstReferenceAgent(t *testing.T) {
-	a := agent.New(nil)
+// replayReference serves a reference agent with opts over a real WebSocket
+// on loopback and replays the walkthrough, texts included, against it.
+func replayReference(t *testing.T, opts agent.Options) (*protocol.Card, *conformance.ReplayReport) {
+	t.Helper()
+	opts.Physical = true
+	a, err := agent.New(&opts)
+	if err != nil {
+		t.Fatal(err)
+	}
 	srv := httptest.NewServer(a)
 	defer func() { srv.Close(); a.Close() }()
 	ctx := context.Background()
@@ -25,7 +31,25 @@ func TestReplayAgainstReferenceAgent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := conformance.Replay(ctx, tr, ag.Card, publicSteps(t), &conformance.ReplayOptions{StrictText: true})
+	return ag.Card, conformance.Replay(ctx, tr, ag.Card, conformance.ReferenceWalkthrough(), &conformance.ReplayOptions{StrictText: true})
+}
+
+// The walkthrough replays clean, texts included (the reference agent's:
+// every proposal names its label), against the reference agent.
+func TestReplayAgainstReferenceAgent(t *testing.T) {
+	if _, r := replayReference(t, agent.Options{}); !r.Passed {
+		t.Fatalf("diverged: %v", r.Divergence)
+	}
+}
+
+// V8: rollback restores the legacy producer card without changing
+// observation bytes: the same walkthrough, byte for byte, replays against
+// a reference agent that declares the legacy identifier.
+func TestReplayAgainstLegacyReferenceAgent(t *testing.T) {
+	card, r := replayReference(t, agent.Options{LegacyURI: true})
+	if !card.Legacy {
+		t.Fatalf("card declares %s", card.URI)
+	}
 	if !r.Passed {
 		t.Fatalf("diverged: %v", r.Divergence)
 	}

@@ -111,6 +111,12 @@ func Replay(ctx context.Context, t client.Transport, card *protocol.Card, steps 
 				cause = err
 				return diverge(i, "server", summarize(want), "an invalid envelope", err.Error())
 			}
+			if e := got.Event; e.Type == protocol.EventFailure && !st.Established() {
+				// The agent refused the session: its own code and message say
+				// why, not the ordering rule this envelope also breaks. The
+				// message is quoted: it is the agent's text, for a terminal.
+				return diverge(i, "server", summarize(want), summarize(got), fmt.Sprintf("the agent refused the session: %s %q", e.Code, clip(e.Message, 160)))
+			}
 			if err := st.Server(got); err != nil {
 				cause = err
 				return diverge(i, "server", summarize(want), summarize(got), err.Error())
@@ -135,6 +141,10 @@ func compare(want, got *protocol.Envelope, ids map[string]string, strictText boo
 		return "wrong event type"
 	}
 	switch w.Type {
+	case protocol.EventSessionEstablished:
+		if w.Resumed != g.Resumed {
+			return "different resumed"
+		}
 	case protocol.EventInteractionRequested:
 		if w.Kind != g.Kind {
 			return "wrong interaction kind"
@@ -205,4 +215,18 @@ func ParseTrace(b []byte) ([]Step, error) {
 		return nil, errors.New("conformance: the trace has no steps")
 	}
 	return steps, nil
+}
+
+// TraceSessionID is the sessionId of the trace's first session.start, or
+// "" when it has none.
+func TraceSessionID(steps []Step) string {
+	for _, st := range steps {
+		if st.Direction != "client" {
+			continue
+		}
+		if m, err := protocol.ParseClientMessage(st.Message); err == nil && m.Type == protocol.TypeSessionStart {
+			return m.SessionID
+		}
+	}
+	return ""
 }

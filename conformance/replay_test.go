@@ -3,12 +3,14 @@ package conformance_test
 import (
 	"context"
 	"encoding/json"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/agentcall/acbridge/client"
 	"github.com/agentcall/acbridge/client/clienttest"
 	"github.com/agentcall/acbridge/conformance"
+	"github.com/agentcall/acbridge/protocol"
 )
 
 func publicSteps(t *testing.T) []conformance.Step {
@@ -101,7 +103,10 @@ func TestReplayReportsFirstDivergence(t *testing.T) {
 		{"wrong outcome", find(`"outcome": "answered"`), `"answered"`, `"cancelled"`, false, find(`"outcome": "answered"`) + 1, "wrong outcome"},
 		{"wrong type", find(`"text": "Proposal cancelled."`), `"type": "text.delta"`, `"type": "speech.segment", "segmentId": "s", "stable": true`, false, find(`"text": "Proposal cancelled."`) + 1, "wrong event type"},
 		{"text only with strict", find(`"This is Workshop router."`), `This is Workshop router.`, `I do not know.`, true, find(`"This is Workshop router."`) + 1, "text"},
-		{"sequence gap", find(`"sequence": 9,`), `"sequence": 9,`, `"sequence": 10,`, false, find(`"sequence": 9,`) + 1, "sequence"},
+		{"agent failure before session.established", 1, `"type": "session.established",`,
+			`"type": "failure", "code": "auth.expired", "message": "renew the enrollment",`, false, 2, `auth.expired "renew the enrollment"`},
+		{"resumed", 1, `"resumed": false`, `"resumed": true`, false, 2, "resume"},
+		{"sequence repeat", find(`"sequence": 9,`), `"sequence": 9,`, `"sequence": 8,`, false, find(`"sequence": 9,`) + 1, "sequence"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -118,5 +123,44 @@ func TestReplayReportsFirstDivergence(t *testing.T) {
 	i := find(`"This is Workshop router."`)
 	if r := replayAgainst(t, edit(t, steps, i, `This is Workshop router.`, `I do not know.`), steps, false); !r.Passed {
 		t.Fatalf("text compared without strict: %v", r.Divergence)
+	}
+}
+
+// renumber gives server step n the sequence 2n-1 (1, 3, 5 ...): the gaps
+// the spec allows ("strictly increasing positive sequence").
+func renumber(t *testing.T, steps []conformance.Step) []conformance.Step {
+	t.Helper()
+	out := make([]conformance.Step, len(steps))
+	n := int64(0)
+	for i, s := range steps {
+		out[i] = s
+		if s.Direction != "server" {
+			continue
+		}
+		var env map[string]json.RawMessage
+		if err := json.Unmarshal(s.Message, &env); err != nil {
+			t.Fatal(err)
+		}
+		n++
+		env["sequence"] = json.RawMessage(strconv.FormatInt(2*n-1, 10))
+		b, err := json.Marshal(env)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[i].Message = b
+	}
+	return out
+}
+
+var both = []protocol.Modality{protocol.NFC, protocol.Photo}
+
+func TestReplayAcceptsSequenceGaps(t *testing.T) {
+	steps := publicSteps(t)
+	gapped := renumber(t, steps)
+	if r := replayAgainst(t, gapped, steps, true); !r.Passed {
+		t.Fatalf("an agent numbering 1, 3, 5 diverged: %v", r.Divergence)
+	}
+	if err := conformance.CheckTrace(gapped, protocol.SessionConfig{Accepted: both, AgentRequests: both}); err != nil {
+		t.Fatalf("CheckTrace refused gaps: %v", err)
 	}
 }

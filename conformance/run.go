@@ -73,11 +73,17 @@ func Run(f *Fixtures) *Report {
 		r.add(Case{Section: SectionObservations, Name: o.Name, Expected: want, Got: got, Pass: pass})
 	}
 	if len(f.Walkthrough) > 0 {
-		err := CheckTrace(f.Walkthrough, f.TraceConfig())
+		cfg, under, err := f.TraceConfig()
+		if err == nil {
+			err = CheckTrace(f.Walkthrough, cfg)
+		}
 		got := Outcome{Valid: err == nil, Errors: protocol.Codes(traceCause(err))}
 		c := Case{Section: SectionWalkthrough, Name: "walkthrough", Expected: Outcome{Valid: true}, Got: got, Pass: err == nil}
 		if err != nil {
 			c.Detail = err.Error()
+			if under != "" {
+				c.Detail += " (checked under " + under + ")"
+			}
 		}
 		r.add(c)
 	}
@@ -114,7 +120,7 @@ func traceCause(err error) error {
 // CheckTrace checks a recorded walkthrough for its own consistency: every
 // client message and server envelope schema-valid, and the sequence of both
 // directions valid under protocol.Session (first message session.start,
-// sequences increasing by one, turns strictly increasing, each request
+// sequences strictly increasing, turns strictly increasing, each request
 // answered or cancelled once). The trace must end with no run active and no
 // request pending.
 func CheckTrace(steps []Step, cfg protocol.SessionConfig) error {

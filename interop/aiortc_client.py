@@ -188,6 +188,13 @@ class Session:
             await t
 
 
+def named_proposal(want, got):
+    """The reference agent names the label of every proposal ("show what
+    will be remembered"), where the public trace's later ones do not."""
+    staged = "Proposal staged, not stored."
+    return want == staged and isinstance(got, str) and got.startswith(staged[:-1] + ": ")
+
+
 async def walkthrough(url, steps):
     s = Session(url, "aiortc-walkthrough")
     try:
@@ -209,6 +216,8 @@ async def walkthrough(url, steps):
                     raise Failure(f"step {i}: kind {got['kind']}")
                 ids[want["interactionId"]] = got["interactionId"]
             for k in ("text", "outcome", "code"):
+                if k == "text" and named_proposal(want.get(k), got.get(k)):
+                    continue
                 if k in want and got.get(k) != want[k]:
                     raise Failure(f"step {i}: {k} {got.get(k)!r}, want {want[k]!r}")
             if want["type"] == "interaction.resolved" and got["interactionId"] != ids.get(want["interactionId"]):

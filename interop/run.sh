@@ -3,7 +3,7 @@
 # interop/aiortc_client.py (Debian's python3-aiortc, no code shared with
 # pion) completes the SDP offer/answer, the public walkthrough over the data
 # channel and an explicit audio turn against
-# `acbridge agent --transport webrtc --insecure-local` on 127.0.0.1.
+# `acbridge agent --transport webrtc --physical --insecure-local` on 127.0.0.1.
 # Installs python3-aiortc if it is missing (as root or through sudo).
 #
 #   interop/run.sh [ACBRIDGE_BINARY]   (default: bin/acbridge)
@@ -25,7 +25,7 @@ if ! dpkg-query -W -f='${Status}' python3-aiortc 2>/dev/null | grep -q 'install 
 fi
 
 log=$(mktemp)
-"$bin" agent --listen 127.0.0.1:0 --insecure-local --transport webrtc 2>"$log" &
+"$bin" agent --listen 127.0.0.1:0 --insecure-local --transport webrtc --physical 2>"$log" &
 agent=$!
 trap 'kill "$agent" 2>/dev/null; wait "$agent" 2>/dev/null || true; rm -f "$log"' EXIT
 url=""

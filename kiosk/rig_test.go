@@ -55,7 +55,11 @@ func newRig(t *testing.T) *rig {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r.agent = agent.New(nil)
+	a, err := agent.New(&agent.Options{Physical: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.agent = a
 	r.srv = &http.Server{Handler: r.agent}
 	go r.srv.Serve(ln)
 	base := "http://" + ln.Addr().String()

@@ -2,7 +2,6 @@ package protocol
 
 import (
 	"bytes"
-	"encoding/json"
 	"slices"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
@@ -112,7 +111,8 @@ func NewWebRTCProfile(explicitTurns bool) *WebRTC {
 //   - agentRequests within accepted (card.modalities);
 //   - physical inputs only on websocket or the exact agentcall-webrtc-0.1
 //     profile (card.transport, card.webrtc-profile), webrtc only with
-//     voice.owner "agent" (card.voice) and without resume or replay.
+//     voice.owner "agent" (card.voice) and without resume or replay;
+//   - no resume without replay (card.session).
 //
 // Transports other than websocket and webrtc without physical inputs are
 // valid cards that acbridge cannot use: see Card.Usable.
@@ -131,13 +131,13 @@ func ParseCard(raw []byte) (*Card, error) {
 		Name         string `json:"name"`
 		Capabilities struct {
 			Extensions []struct {
-				URI      string          `json:"uri"`
-				Required bool            `json:"required"`
-				Params   json.RawMessage `json:"params"`
+				URI      string `json:"uri"`
+				Required bool   `json:"required"`
+				Params   any    `json:"params"`
 			} `json:"extensions"`
 		} `json:"capabilities"`
 	}
-	if err := json.Unmarshal(raw, &doc); err != nil {
+	if err := decodeExact(inst, &doc); err != nil {
 		return nil, Errors{newError(CodeCardSchema, "card does not fit its Go type")}
 	}
 	var errs Errors
@@ -151,7 +151,7 @@ func ParseCard(raw []byte) (*Card, error) {
 				continue
 			}
 			card.URI, card.Legacy = ext.URI, ext.URI == LegacyExtensionURI
-			if err := json.Unmarshal(ext.Params, &card.Params); err != nil {
+			if err := decodeExact(ext.Params, &card.Params); err != nil {
 				errs = append(errs, newError(CodeCardSchema, "AgentCall params do not fit their Go type"))
 			}
 		default:
@@ -175,7 +175,7 @@ func ParseCard(raw []byte) (*Card, error) {
 }
 
 func (p *Params) check() Errors {
-	var errs Errors
+	errs := p.checkBounds()
 	phys := p.PhysicalObservations
 	for _, m := range phys.AgentRequests {
 		if !slices.Contains(phys.Accepted, m) {
@@ -183,6 +183,11 @@ func (p *Params) check() Errors {
 		}
 	}
 	physical := len(phys.Accepted) > 0 || len(phys.AgentRequests) > 0
+	// "Resume is optional and must not be advertised without a separately
+	// tested replay implementation."
+	if s := p.AGUI.Session; s != nil && s.Resume && !s.Replay {
+		errs = append(errs, newError(CodeCardSession, "the card advertises resume without replay; resume must not be advertised without replay"))
+	}
 	switch p.AGUI.Transport {
 	case TransportWebSocket:
 	case TransportWebRTC:
@@ -212,6 +217,22 @@ func (c *Card) Usable() error {
 		return nil
 	}
 	return newError(CodeCardTransport, "the card's AG-UI transport is not websocket or webrtc; this client cannot enroll")
+}
+
+// PhysicalAllowed reports whether the card's profile may carry physical
+// inputs at all: websocket or the exact agentcall-webrtc-0.1 profile. A
+// Card built in code (or persisted) has not necessarily been through
+// ParseCard, so connectors check it again ("Runtime connectors must also
+// suppress physical capabilities and reject sends for unsupported
+// persisted profiles").
+func (c *Card) PhysicalAllowed() bool {
+	switch c.Params.AGUI.Transport {
+	case TransportWebSocket:
+		return true
+	case TransportWebRTC:
+		return c.Params.AGUI.WebRTC.ExactProfile()
+	}
+	return false
 }
 
 // Accepts reports whether the card accepts observations of modality m.

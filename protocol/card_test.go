@@ -63,6 +63,28 @@ func TestParseCardRules(t *testing.T) {
 		}, ""},
 		{"schemaVersion", func(c map[string]any) { params(c)["schemaVersion"] = "0.2" }, CodeCardSchema},
 		{"agui url scheme", func(c map[string]any) { params(c)["agui"].(map[string]any)["url"] = "ftp://agent.example/agui" }, CodeCardSchema},
+		// A2A base fields and foreign extensions carry no bounds of ours (#17).
+		{"5,000-character description", func(c map[string]any) { c["description"] = strings.Repeat("d", 5000) }, ""},
+		{"300-character name", func(c map[string]any) { c["name"] = strings.Repeat("n", 300) }, ""},
+		{"foreign extension with array params", func(c map[string]any) {
+			exts := c["capabilities"].(map[string]any)["extensions"].([]any)
+			c["capabilities"].(map[string]any)["extensions"] = append(exts, map[string]any{"uri": "https://x.example/ext/y", "params": []any{1, 2}, "description": strings.Repeat("x", 5000)})
+		}, ""},
+		{"100 extensions", func(c map[string]any) {
+			exts := c["capabilities"].(map[string]any)["extensions"].([]any)
+			for i := range 99 {
+				exts = append(exts, map[string]any{"uri": "https://x.example/ext/" + strings.Repeat("y", i+1)})
+			}
+			c["capabilities"].(map[string]any)["extensions"] = exts
+		}, ""},
+		// "Resume ... must not be advertised without a separately tested
+		// replay implementation."
+		{"resume without replay", func(c map[string]any) {
+			params(c)["agui"].(map[string]any)["session"] = map[string]any{"resume": true, "replay": false}
+		}, CodeCardSession},
+		{"resume with replay", func(c map[string]any) {
+			params(c)["agui"].(map[string]any)["session"] = map[string]any{"resume": true, "replay": true}
+		}, ""},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -136,4 +158,36 @@ func TestCardUsable(t *testing.T) {
 		t.Fatal(err)
 	}
 	wantCode(t, c.Usable(), CodeCardTransport)
+}
+
+// A Card built in code on a profile that cannot carry physical inputs
+// negotiates nothing, whatever it declares (spec "Discovery": runtime
+// connectors suppress physical capabilities for unsupported persisted
+// profiles).
+func TestConfigFromCardSuppressesUnsupportedProfiles(t *testing.T) {
+	both := PhysicalParameters{Accepted: bothModalities, AgentRequests: bothModalities}
+	for _, c := range []struct {
+		agui AGUI
+		ok   bool
+	}{
+		{AGUI{Transport: TransportWebSocket}, true},
+		{AGUI{Transport: TransportWebRTC, WebRTC: NewWebRTCProfile(false)}, true},
+		{AGUI{Transport: TransportWebRTC, WebRTC: &WebRTC{Profile: "openai-realtime-webrtc-1"}}, false},
+		{AGUI{Transport: "http.sse"}, false},
+		{AGUI{Transport: "realtime.websocket"}, false},
+	} {
+		card := &Card{Params: Params{AGUI: c.agui, PhysicalObservations: both}}
+		cfg := ConfigFromCard(card)
+		if card.PhysicalAllowed() != c.ok || (len(cfg.Accepted) > 0) != c.ok || (len(cfg.AgentRequests) > 0) != c.ok {
+			t.Errorf("%+v: allowed %v, config %+v", c.agui, card.PhysicalAllowed(), cfg)
+		}
+		s := NewSession(cfg)
+		caps := &ClientCapabilities{PhysicalObservations: &PhysicalCapabilities{Modalities: bothModalities}}
+		if err := s.Client(&ClientMessage{Type: TypeSessionStart, SessionID: "s", ClientCapabilities: caps}); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Client(&ClientMessage{Type: TypeUserObservation, Turn: 1, Observation: objectObs()}); (err == nil) != c.ok {
+			t.Errorf("%+v: observation: %v", c.agui, err)
+		}
+	}
 }

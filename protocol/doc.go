@@ -11,7 +11,12 @@
 // bound it is in the schema; where it leaves one open, the schema documents
 // our choice ("acbridge bound"): observationId and interactionId 128,
 // user text 16,384, prompts 1,024, failure code 64 and message 1,024
-// characters, 64 card extensions.
+// characters (docs/conformance.md lists them all, with the reason for
+// each). A2A base fields and foreign extensions carry no bound of ours.
+//
+// Parsers build their structs from exactly the value the schema validated
+// (decodeExact): a member whose key only case-folds to a field name is an
+// unknown member, ignored, never folded onto the validated field.
 //
 // Every rejection is an *Error with a stable code. The fixtures name six:
 // observation.schema, observation.negotiation, image.base64,
@@ -19,6 +24,11 @@
 // listed with the Code constants; messages are bounded, written here and
 // never copied from the input, so they cannot echo image bytes or
 // credentials.
+//
+// Server sequences are not a choice: the spec says each envelope after
+// session.established (sequence 1) has a strictly increasing positive
+// sequence, so gaps are accepted and a repeat or a decrease is a protocol
+// error (sequence.order) that ends the session.
 //
 // Where the spec is silent, acbridge chooses (see DESIGN.md):
 //
@@ -28,8 +38,6 @@
 //   - failure may come inside a run (run.completed follows) or outside one,
 //     where it answers a rejected turn. Frame-level violations close the
 //     connection after the failure.
-//   - Server sequences increase by exactly one; a gap or a repeat is a
-//     protocol error (sequence.order) that ends the session.
 //   - A turn is refused (run.active) while a run is active or awaited,
 //     except the observation answering the pending request, which belongs
 //     to the run that asked for it (as in the golden trace).

@@ -28,11 +28,13 @@ const (
 	CodeCardVoice         = "card.voice"          // webrtc without voice.owner "agent"
 	CodeCardModalities    = "card.modalities"     // agentRequests not a subset of accepted, duplicates, too many
 	CodeCardWebRTCProfile = "card.webrtc-profile" // params.agui.webrtc is not the exact agentcall-webrtc-0.1 object
+	CodeCardSession       = "card.session"        // resume advertised without replay
 
 	CodeMessageSchema        = "message.schema"        // a client message not valid against the ws-client schema
 	CodeEventSchema          = "event.schema"          // a server envelope not valid against the events schema
 	CodeSessionOrder         = "session.order"         // first client message is not session.start (or a second one)
-	CodeSequenceOrder        = "sequence.order"        // server sequence not strictly increasing by one
+	CodeSessionResumed       = "session.resumed"       // session.established with resumed:true, which acbridge never asks for
+	CodeSequenceOrder        = "sequence.order"        // server sequence repeated or decreasing (gaps are allowed)
 	CodeTurnOrder            = "turn.order"            // turn not strictly increasing
 	CodeInteractionUnmatched = "interaction.unmatched" // no such pending request, stale or already consumed
 	CodeInteractionModality  = "interaction.modality"  // answer of the wrong modality
@@ -136,7 +138,7 @@ func quoteBounded(s string, n int) string {
 var knownCodes = map[string]bool{}
 
 func init() {
-	for _, c := range []string{CodeObservationSchema, CodeObservationNegotiation, CodeImageIntegrity, CodeImageJPEG, CodeImageDimensions, CodeImageSize, CodeCardSchema, CodeCardSize, CodeCardExtension, CodeCardDuplicate, CodeCardRequired, CodeCardTransport, CodeCardVoice, CodeCardModalities, CodeCardWebRTCProfile, CodeMessageSchema, CodeEventSchema, CodeSessionOrder, CodeSequenceOrder, CodeTurnOrder, CodeInteractionUnmatched, CodeInteractionModality, CodeRunActive, CodeRunOrder, CodeInteractionPending, CodeInteractionForbidden, CodeAudioTurn, CodeFrameSize, CodeFrameBinary, CodeFrameJSON, CodePassportSchema} {
+	for _, c := range []string{CodeObservationSchema, CodeObservationNegotiation, CodeImageBase64, CodeImageIntegrity, CodeImageJPEG, CodeImageDimensions, CodeImageSize, CodeCardSchema, CodeCardSize, CodeCardExtension, CodeCardDuplicate, CodeCardRequired, CodeCardTransport, CodeCardVoice, CodeCardModalities, CodeCardWebRTCProfile, CodeCardSession, CodeMessageSchema, CodeEventSchema, CodeSessionOrder, CodeSessionResumed, CodeSequenceOrder, CodeTurnOrder, CodeInteractionUnmatched, CodeInteractionModality, CodeRunActive, CodeRunOrder, CodeInteractionPending, CodeInteractionForbidden, CodeAudioTurn, CodeFrameSize, CodeFrameBinary, CodeFrameUTF8, CodeFrameJSON, CodePassportSchema} {
 		knownCodes[c] = true
 	}
 }

@@ -95,24 +95,28 @@ func (e Event) MarshalJSON() ([]byte, error) {
 	return json.Marshal(m)
 }
 
+// eventWire is Event as it is spelled on the wire.
+type eventWire struct {
+	Type           string `json:"type"`
+	Resumed        bool   `json:"resumed"`
+	Text           string `json:"text"`
+	SegmentID      string `json:"segmentId"`
+	Stable         bool   `json:"stable"`
+	InteractionID  string `json:"interactionId"`
+	Kind           string `json:"kind"`
+	Prompt         string `json:"prompt"`
+	SpokenPrompt   string `json:"spokenPrompt"`
+	AllowsFreeform bool   `json:"allowsFreeform"`
+	Outcome        string `json:"outcome"`
+	Code           string `json:"code"`
+	Message        string `json:"message"`
+}
+
 // UnmarshalJSON reads the fields of every known type; the schema has already
-// checked which are present.
+// checked which are present. Parsers reach it through decodeExact, which has
+// dropped members whose keys only fold to these names.
 func (e *Event) UnmarshalJSON(b []byte) error {
-	var w struct {
-		Type           string `json:"type"`
-		Resumed        bool   `json:"resumed"`
-		Text           string `json:"text"`
-		SegmentID      string `json:"segmentId"`
-		Stable         bool   `json:"stable"`
-		InteractionID  string `json:"interactionId"`
-		Kind           string `json:"kind"`
-		Prompt         string `json:"prompt"`
-		SpokenPrompt   string `json:"spokenPrompt"`
-		AllowsFreeform bool   `json:"allowsFreeform"`
-		Outcome        string `json:"outcome"`
-		Code           string `json:"code"`
-		Message        string `json:"message"`
-	}
+	var w eventWire
 	if err := json.Unmarshal(b, &w); err != nil {
 		return err
 	}
@@ -131,8 +135,11 @@ func ParseEnvelope(frame []byte) (*Envelope, error) {
 		return nil, err
 	}
 	var env Envelope
-	if err := json.Unmarshal(frame, &env); err != nil {
+	if err := decodeExact(inst, &env); err != nil {
 		return nil, newError(CodeEventSchema, "server envelope does not fit its Go type")
+	}
+	if err := env.checkBounds(); err != nil {
+		return nil, err
 	}
 	return &env, nil
 }

@@ -29,11 +29,16 @@ func FuzzParseCard(f *testing.F) {
 	for _, c := range fixtures(f).Cards {
 		f.Add([]byte(c.Card))
 	}
+	f.Add([]byte(`{"name":"a","capabilities":{"extensions":[{"uri":"` + ExtensionURI + `","params":{"schemaVersion":"0.1",` +
+		`"agui":{"url":"https://a.example/x","transport":"websocket"},"physicalObservations":{"accepted":["nfc"],"ACCEPTED":["photo","photo","nfc"]}}}]}}`))
 	f.Fuzz(func(t *testing.T, raw []byte) {
 		c, err := ParseCard(raw)
 		checkRejection(t, err)
 		if err == nil && c.URI != ExtensionURI && c.URI != LegacyExtensionURI {
 			t.Fatalf("accepted card with URI %q", c.URI)
+		}
+		if err == nil {
+			checkCardBounds(t, c)
 		}
 	})
 }
@@ -44,10 +49,14 @@ func FuzzParseEnvelope(f *testing.F) {
 			f.Add([]byte(st.Message))
 		}
 	}
+	for _, s := range caseVariantSeeds {
+		f.Add([]byte(s))
+	}
 	f.Fuzz(func(t *testing.T, raw []byte) {
 		env, err := ParseEnvelope(raw)
 		checkRejection(t, err)
 		if err == nil {
+			checkEnvelopeBounds(t, env)
 			if _, err := MarshalEnvelope(env); err != nil && env.Event.Type != "" && isKnownEvent(env.Event.Type) {
 				t.Fatalf("accepted envelope does not re-encode: %v", err)
 			}
@@ -70,10 +79,14 @@ func FuzzParseClientMessage(f *testing.F) {
 			f.Add([]byte(st.Message))
 		}
 	}
+	for _, s := range caseVariantSeeds {
+		f.Add([]byte(s))
+	}
 	f.Fuzz(func(t *testing.T, raw []byte) {
 		m, err := ParseClientMessage(raw)
 		checkRejection(t, err)
 		if err == nil {
+			checkClientBounds(t, m)
 			s := NewSession(SessionConfig{Accepted: bothModalities, AgentRequests: bothModalities})
 			checkRejection(t, s.Client(m))
 		}
@@ -87,9 +100,32 @@ func FuzzCheckObservation(f *testing.F) {
 	f.Fuzz(func(t *testing.T, raw []byte) {
 		obs, err := CheckObservationJSON(raw, bothModalities)
 		checkRejection(t, err)
+		if err == nil {
+			checkObservationBounds(t, obs)
+		}
 		if err == nil && obs.Image != nil {
 			if err := VerifyImage(obs.Image); err != nil {
 				t.Fatalf("accepted observation's image fails VerifyImage: %v", err)
+			}
+		}
+	})
+}
+
+func FuzzParsePassport(f *testing.F) {
+	f.Add([]byte(`{"schemaVersion":"0.1","objectRef":"urn:agentcall:object:a","label":"A","LABEL":"` + strings.Repeat("x", 300) + `"}`))
+	f.Add([]byte(`{"schemaVersion":"0.1","objectRef":"urn:agentcall:object:a","label":"A","actions":[{"id":"r","title":"R","requiresConfirmation":true}]}`))
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		p, err := ParsePassport(raw)
+		checkRejection(t, err)
+		if err != nil {
+			return
+		}
+		if rn(p.Label) < 1 || rn(p.Label) > 256 || len(p.Actions) > 16 || len(p.Facts) > 32 {
+			t.Fatalf("accepted passport breaks a documented bound: %+v", p)
+		}
+		for _, a := range p.Actions {
+			if !a.RequiresConfirmation {
+				t.Fatalf("accepted an action recipe without requiresConfirmation")
 			}
 		}
 	})

@@ -127,8 +127,11 @@ func ParseClientMessage(frame []byte) (*ClientMessage, error) {
 		return nil, newError(code, "client message is not valid at %s", describeLocations(locs))
 	}
 	var m ClientMessage
-	if err := json.Unmarshal(frame, &m); err != nil {
+	if err := decodeExact(inst, &m); err != nil {
 		return nil, newError(CodeMessageSchema, "client message does not fit its Go type")
+	}
+	if err := m.checkBounds(); err != nil {
+		return nil, err
 	}
 	return &m, nil
 }

@@ -2,7 +2,6 @@ package protocol
 
 import (
 	"bytes"
-	"encoding/json"
 	"slices"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
@@ -34,8 +33,11 @@ func CheckObservationJSON(raw []byte, negotiated []Modality) (*Observation, erro
 		return nil, err
 	}
 	var obs Observation
-	if err := json.Unmarshal(raw, &obs); err != nil {
+	if err := decodeExact(inst, &obs); err != nil {
 		return nil, newError(CodeObservationSchema, "observation does not fit its Go type")
+	}
+	if err := obs.checkBounds(); err != nil {
+		return nil, err
 	}
 	if err := CheckObservation(&obs, negotiated); err != nil {
 		return nil, err

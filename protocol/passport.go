@@ -2,7 +2,6 @@ package protocol
 
 import (
 	"bytes"
-	"encoding/json"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
@@ -36,8 +35,19 @@ type ActionRecipe struct {
 // CodePassportSchema rejects a passport that is not valid against its schema.
 const CodePassportSchema = "passport.schema"
 
-// ParsePassport validates a raw passport against its schema.
+// MaxPassportBytes is acbridge's bound on a raw passport, checked before
+// parsing: a passport travels inside one frame, so it can never be larger
+// (the schema's field bounds allow about 80,000 characters).
+const MaxPassportBytes = MaxFrameBytes
+
+// ParsePassport validates a raw passport: at most MaxPassportBytes, then the
+// schema, which refuses members outside the reference projection (a
+// passport is "not private history or credentials", so "history" or
+// "credentials" are not ignored but refused).
 func ParsePassport(raw []byte) (*Passport, error) {
+	if len(raw) > MaxPassportBytes {
+		return nil, newError(CodePassportSchema, "passport is %d bytes; the limit is %d", len(raw), MaxPassportBytes)
+	}
 	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
 	if err != nil {
 		return nil, newError(CodePassportSchema, "passport is not JSON")
@@ -46,8 +56,11 @@ func ParsePassport(raw []byte) (*Passport, error) {
 		return nil, err
 	}
 	var p Passport
-	if err := json.Unmarshal(raw, &p); err != nil {
+	if err := decodeExact(inst, &p); err != nil {
 		return nil, newError(CodePassportSchema, "passport does not fit its Go type")
+	}
+	if err := p.checkBounds(); err != nil {
+		return nil, err
 	}
 	return &p, nil
 }

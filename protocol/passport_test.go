@@ -22,3 +22,25 @@ func TestParsePassport(t *testing.T) {
 		wantCode(t, err, CodePassportSchema)
 	}
 }
+
+// "The optional passport is a bounded reference projection, not private
+// history or credentials": members outside the projection are refused, and
+// the size bound applies before parsing.
+func TestParsePassportProjection(t *testing.T) {
+	base := `{"schemaVersion":"0.1","objectRef":"urn:agentcall:object:abc","label":"Router"`
+	for _, extra := range []string{
+		`,"credentials":{"password":"hunter2"}}`,
+		`,"history":[{"at":"2026-01-01T00:00:00Z","what":"opened"}]}`,
+		`,"facts":[{"name":"n","value":"v","secret":"s"}]}`,
+		`,"actions":[{"id":"a","title":"A","requiresConfirmation":true,"run":"rm -rf /"}]}`,
+	} {
+		_, err := ParsePassport([]byte(base + extra))
+		wantCode(t, err, CodePassportSchema)
+	}
+	huge := []byte(base + `,"description":"` + strings.Repeat("x", 1<<20) + `"}`)
+	_, err := ParsePassport(huge)
+	wantCode(t, err, CodePassportSchema)
+	if err == nil || !strings.Contains(err.Error(), "limit") {
+		t.Fatalf("1 MiB passport: %v; want the size bound before parsing", err)
+	}
+}

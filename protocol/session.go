@@ -9,8 +9,13 @@ type SessionConfig struct {
 	ExplicitTurns bool // the card's supportsExplicitTurns
 }
 
-// ConfigFromCard extracts a SessionConfig.
+// ConfigFromCard extracts a SessionConfig. A card whose profile cannot
+// carry physical inputs (Card.PhysicalAllowed) yields none, so that a
+// session on it negotiates nothing and refuses every observation.
 func ConfigFromCard(c *Card) SessionConfig {
+	if !c.PhysicalAllowed() {
+		return SessionConfig{ExplicitTurns: c.ExplicitTurns()}
+	}
 	return SessionConfig{
 		Accepted:      c.Params.PhysicalObservations.Accepted,
 		AgentRequests: c.Params.PhysicalObservations.AgentRequests,
@@ -33,7 +38,7 @@ type Interaction struct {
 // "Agent-requested collection"):
 //
 //   - session.start first and once; session.established at sequence 1;
-//     each later envelope at the previous sequence + 1;
+//     each later envelope at a greater sequence (gaps allowed);
 //   - one strictly increasing turn counter for user.turn, user.observation
 //     and audio.turn.start;
 //   - one run at a time: a new turn is refused while a run is active or
@@ -206,8 +211,10 @@ func (s *Session) Server(env *Envelope) error {
 	if !s.started {
 		return newError(CodeSessionOrder, "server envelope before session.start")
 	}
-	if env.Sequence != s.lastSeq+1 {
-		return newError(CodeSequenceOrder, "sequence %d after %d; sequences increase by one", env.Sequence, s.lastSeq)
+	// "Each subsequent server envelope has a strictly increasing positive
+	// sequence": gaps are conformant, repeats and decreases are not.
+	if env.Sequence <= s.lastSeq {
+		return newError(CodeSequenceOrder, "sequence %d after %d; sequences strictly increase", env.Sequence, s.lastSeq)
 	}
 	e := &env.Event
 	if !s.established && e.Type != EventSessionEstablished {
@@ -217,6 +224,14 @@ func (s *Session) Server(env *Envelope) error {
 	case EventSessionEstablished:
 		if s.established {
 			return newError(CodeSessionOrder, "session.established sent twice")
+		}
+		if env.Sequence != 1 {
+			return newError(CodeSequenceOrder, "session.established at sequence %d; the server responds with sequence 1", env.Sequence)
+		}
+		// Resume is optional and acbridge never asks for it: a resumed
+		// session would claim state this client does not have.
+		if e.Resumed {
+			return newError(CodeSessionResumed, "session.established says resumed, but this client never asks to resume")
 		}
 		s.established = true
 	case EventRunStarted:

@@ -68,9 +68,9 @@ func TestSessionOrderRules(t *testing.T) {
 		t.Fatalf("negotiated %v", got)
 	}
 	wantCode(t, s.Client(&ClientMessage{Type: TypeSessionStart, SessionID: "again"}), CodeSessionOrder)
-	// Sequence gap and repeat.
-	wantCode(t, s.Server(&Envelope{Sequence: 3, Event: Event{Type: EventRunStarted}}), CodeSequenceOrder)
+	// Sequence repeat and decrease (gaps: TestSessionSequenceGaps).
 	wantCode(t, s.Server(&Envelope{Sequence: 1, Event: Event{Type: EventRunStarted}}), CodeSequenceOrder)
+	wantCode(t, s.Server(&Envelope{Sequence: 0, Event: Event{Type: EventRunStarted}}), CodeSequenceOrder)
 	// Ack of the future.
 	wantCode(t, s.Client(&ClientMessage{Type: TypeAck, Sequence: 2}), CodeSequenceOrder)
 	// Turns.
@@ -206,4 +206,61 @@ func TestMarshalClientMessageChecks(t *testing.T) {
 	bad.Object.ObjectRef = "javascript:x()"
 	_, err = MarshalClientMessage(&ClientMessage{Type: TypeUserObservation, Turn: 1, Observation: bad})
 	wantCode(t, err, CodeObservationSchema)
+}
+
+// Spec "Session and input": session.established is sequence 1 and each
+// subsequent envelope has a strictly increasing positive sequence, so an
+// agent sending 1, 3, 5 conforms; a repeat or a decrease does not.
+func TestSessionSequenceGaps(t *testing.T) {
+	cfg := SessionConfig{Accepted: bothModalities, AgentRequests: bothModalities}
+	s := NewSession(cfg)
+	if err := s.Client(&ClientMessage{Type: TypeSessionStart, SessionID: "s"}); err != nil {
+		t.Fatal(err)
+	}
+	wantCode(t, s.Server(&Envelope{Sequence: 2, Event: Event{Type: EventSessionEstablished}}), CodeSequenceOrder)
+	for _, env := range []Envelope{
+		{Sequence: 1, Event: Event{Type: EventSessionEstablished}},
+		{Sequence: 3, Event: Event{Type: EventRunStarted}},
+		{Sequence: 5, Event: Event{Type: EventTextDelta, Text: "x"}},
+		{Sequence: 1 << 40, Event: Event{Type: EventRunCompleted}},
+	} {
+		if err := s.Server(&env); err != nil {
+			t.Fatalf("sequence %d after %d: %v", env.Sequence, s.LastSequence(), err)
+		}
+	}
+	if err := s.Client(&ClientMessage{Type: TypeAck, Sequence: 1 << 40}); err != nil {
+		t.Fatalf("ack of the last sequence: %v", err)
+	}
+	for _, seq := range []int64{1 << 40, 7} {
+		wantCode(t, s.Server(&Envelope{Sequence: seq, Event: Event{Type: EventRunStarted}}), CodeSequenceOrder)
+	}
+	if s.RunActive() || s.LastSequence() != 1<<40 {
+		t.Fatal("a refused envelope changed the state")
+	}
+}
+
+// acbridge never asks to resume, so session.established resumed:true is a
+// protocol error.
+func TestSessionResumedRefused(t *testing.T) {
+	s := NewSession(SessionConfig{})
+	if err := s.Client(&ClientMessage{Type: TypeSessionStart, SessionID: "s"}); err != nil {
+		t.Fatal(err)
+	}
+	wantCode(t, s.Server(&Envelope{Sequence: 1, Event: Event{Type: EventSessionEstablished, Resumed: true}}), CodeSessionResumed)
+	if s.Established() {
+		t.Fatal("a refused session.established changed the state")
+	}
+}
+
+// Every code the package defines is known, so metrics never fold one into
+// "other" (image.base64 and frame.utf8 were missing).
+func TestKnownCodes(t *testing.T) {
+	for _, c := range []string{CodeImageBase64, CodeFrameUTF8, CodeCardSession, CodeSessionResumed, CodePassportSchema, CodeImageSize} {
+		if !KnownCode(c) {
+			t.Errorf("%s is not a known code", c)
+		}
+	}
+	if KnownCode("NOT A VALID CODE") {
+		t.Error("an unknown code is known")
+	}
 }

@@ -63,8 +63,11 @@ func serveAgent(args []string) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	a := agent.New(&agent.Options{Transport: protocol.TransportWebRTC, ReplyVoice: &audio.VoiceOptions{Duration: *reply},
-		Logger: slog.New(slog.DiscardHandler)})
+	a, err := agent.New(&agent.Options{Transport: protocol.TransportWebRTC, ReplyVoice: &audio.VoiceOptions{Duration: *reply},
+		Logger: slog.New(slog.DiscardHandler), Physical: true})
+	if err != nil {
+		return err
+	}
 	defer a.Close()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

@@ -27,7 +27,7 @@ const agentTLSHelp = `serving needs TLS, or an explicit local-development opt-in
   --insecure-local                 serve plain HTTP, on a loopback address only`
 
 func runAgent(ctx context.Context, e *env, args []string) int {
-	fs := newFlagSet(e, "agent", "--listen ADDR (--tls-cert FILE --tls-key FILE | --insecure-local) [--transport websocket|webrtc] [--token-file FILE] [--public-url URL]")
+	fs := newFlagSet(e, "agent", "--listen ADDR (--tls-cert FILE --tls-key FILE | --insecure-local) [--transport websocket|webrtc] [--physical] [--legacy-uri] [--token-file FILE] [--public-url URL]")
 	listen := fs.String("listen", "", "`address` to listen on, host:port (port 0 picks a free port)")
 	certFile := fs.String("tls-cert", "", "PEM certificate chain `file` for HTTPS")
 	keyFile := fs.String("tls-key", "", "PEM private key `file` for HTTPS")
@@ -35,6 +35,8 @@ func runAgent(ctx context.Context, e *env, args []string) int {
 	tokenFile := fs.String("token-file", "", "`file` (mode 0600) with a bearer token the AG-UI endpoint then requires")
 	publicURL := fs.String("public-url", "", "base `URL` clients reach the agent at, written into the card (default: each request's own scheme and Host)")
 	transport := fs.String("transport", protocol.TransportWebSocket, "AG-UI `transport` the card offers: websocket, or webrtc (agentcall-webrtc-0.1: SDP at /agui, events on the data channel, Opus both ways, explicit audio turns)")
+	physical := fs.Bool("physical", false, "serve the physical profile (NFC and photo observations, agent requests); without it the agent is text-only, as the spec's reference agent is by default")
+	legacyURI := fs.Bool("legacy-uri", false, "declare the legacy extension identifier "+protocol.LegacyExtensionURI+" instead of the canonical one, for rollback tests with an older client")
 	if code, ok := parseFlags(e, fs, args); !ok {
 		return code
 	}
@@ -98,7 +100,12 @@ func runAgent(ctx context.Context, e *env, args []string) int {
 
 	handler := slog.NewTextHandler(e.Stderr, nil)
 	logger := slog.New(handler)
-	a := agent.New(&agent.Options{Logger: logger, Token: token, PublicURL: *publicURL, Transport: *transport})
+	a, err := agent.New(&agent.Options{Logger: logger, Token: token, PublicURL: *publicURL, Transport: *transport, Physical: *physical, LegacyURI: *legacyURI})
+	if err != nil {
+		ln.Close()
+		fmt.Fprintf(e.Stderr, "acbridge agent: %v\n", err)
+		return 1
+	}
 	srv := &http.Server{
 		Handler:           a,
 		TLSConfig:         tlsConf,
@@ -113,7 +120,7 @@ func runAgent(ctx context.Context, e *env, args []string) int {
 	}
 	// Other tools and the README parse this exact line to learn the port.
 	fmt.Fprintf(e.Stderr, "listening on %s://%s\n", scheme, ln.Addr())
-	logger.Info("agent: serving", "tls", useTLS, "token", token != "", "transport", *transport)
+	logger.Info("agent: serving", "tls", useTLS, "token", token != "", "transport", *transport, "physical", *physical, "legacy_uri", *legacyURI)
 
 	served := make(chan error, 1)
 	go func() {

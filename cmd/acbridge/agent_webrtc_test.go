@@ -18,8 +18,8 @@ import (
 // acbridge agent --transport webrtc serves the webrtc card, and acbridge
 // replay --transport webrtc plays the public walkthrough against it.
 func TestAgentCommandWebRTCReplay(t *testing.T) {
-	p := startAgentCmd(t, "--listen", "127.0.0.1:0", "--insecure-local", "--transport", "webrtc")
-	code, out, errs := run(t, "replay", "--agent", p.url, "--allow-insecure-local", "--transport", "webrtc", "--strict-text")
+	p := startAgentCmd(t, "--listen", "127.0.0.1:0", "--insecure-local", "--transport", "webrtc", "--physical")
+	code, out, errs := run(t, "replay", "--agent", p.url, "--allow-insecure-local", "--transport", "webrtc", "--strict-text", "--trace", referenceTraceFile(t))
 	if code != 0 || !strings.Contains(out, "conforms over webrtc: 69 of 69 steps matched") {
 		t.Fatalf("exit %d\n%s%s\nagent:\n%s", code, out, errs, p.log())
 	}

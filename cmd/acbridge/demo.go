@@ -133,7 +133,12 @@ func demoRun(ctx context.Context, e *env, interactive, verbose bool) error {
 	if err != nil {
 		return err
 	}
-	ag := agent.New(nil)
+	// The demo scans and photographs: the physical profile, opted in.
+	ag, err := agent.New(&agent.Options{Physical: true})
+	if err != nil {
+		ln.Close()
+		return err
+	}
 	srv := &http.Server{Handler: ag, ReadHeaderTimeout: 5 * time.Second}
 	go srv.Serve(ln)
 	defer func() { srv.Close(); ag.Close() }()

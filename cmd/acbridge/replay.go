@@ -64,7 +64,7 @@ func runReplay(ctx context.Context, e *env, args []string) int {
 		fmt.Fprintf(e.Stderr, "acbridge replay: the agent's card offers transport %q, not %q\n", ag.Card.Params.AGUI.Transport, *transport)
 		return 1
 	}
-	t, err := ag.Dial(ctx)
+	t, err := dialReplay(ctx, ag, conformance.TraceSessionID(steps))
 	if err != nil {
 		fmt.Fprintf(e.Stderr, "acbridge replay: %v\n", err)
 		return 1
@@ -87,4 +87,18 @@ func runReplay(ctx context.Context, e *env, args []string) int {
 		return 1
 	}
 	return 0
+}
+
+// dialReplay opens the card's transport. Over WebRTC the offer's
+// AgentCall-Session-ID is the trace's session id, the one its
+// session.start carries, as the bridge keeps the two equal.
+func dialReplay(ctx context.Context, ag *client.Agent, sessionID string) (client.Transport, error) {
+	if ag.Card.Params.AGUI.Transport != "webrtc" || sessionID == "" {
+		return ag.Dial(ctx)
+	}
+	t, err := ag.DialWebRTC(ctx, &client.WebRTCOptions{SessionID: sessionID})
+	if err != nil {
+		return nil, err // not a typed nil inside the interface
+	}
+	return t, nil
 }

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"encoding/json"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -12,13 +14,21 @@ import (
 )
 
 func TestReplayCommand(t *testing.T) {
-	a := agent.New(nil)
+	a, err := agent.New(&agent.Options{Physical: true})
+	if err != nil {
+		t.Fatal(err)
+	}
 	srv := httptest.NewServer(a)
 	defer func() { srv.Close(); a.Close() }()
 
-	code, out, errs := run(t, "replay", "--agent", srv.URL, "--allow-insecure-local", "--strict-text")
+	code, out, errs := run(t, "replay", "--agent", srv.URL, "--allow-insecure-local")
 	if code != 0 || !strings.Contains(out, "conforms over websocket: 69 of 69 steps matched") {
 		t.Fatalf("exit %d\n%s%s", code, out, errs)
+	}
+	// Texts too, against the walkthrough as the reference agent words it.
+	code, out, errs = run(t, "replay", "--agent", srv.URL, "--allow-insecure-local", "--strict-text", "--trace", referenceTraceFile(t))
+	if code != 0 || !strings.Contains(out, "69 of 69 steps matched") {
+		t.Fatalf("strict: exit %d\n%s%s", code, out, errs)
 	}
 	// Without the local policy, http is refused before any connection.
 	if code, _, errs := run(t, "replay", "--agent", srv.URL); code != 1 || !strings.Contains(errs, "--allow-insecure-local") {
@@ -38,5 +48,43 @@ func TestReplayCommand(t *testing.T) {
 	}
 	if code, _, _ := run(t, "replay", "--allow-insecure-local"); code != 2 {
 		t.Fatalf("missing --agent: exit %d", code)
+	}
+}
+
+// referenceTraceFile writes conformance.ReferenceWalkthrough as a trace file.
+func referenceTraceFile(t *testing.T) string {
+	t.Helper()
+	b, err := json.Marshal(conformance.ReferenceWalkthrough())
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "reference-trace.json")
+	if err := os.WriteFile(path, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// Over WebRTC, replay sends the trace's session id (proof-1, the one its
+// session.start carries) as AgentCall-Session-ID, not a random one.
+func TestReplayWebRTCSessionIDHeader(t *testing.T) {
+	a, err := agent.New(&agent.Options{Transport: "webrtc", Physical: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := make(chan string, 4)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPost {
+			ids <- r.Header.Get("AgentCall-Session-ID")
+		}
+		a.ServeHTTP(w, r)
+	}))
+	defer func() { srv.Close(); a.Close() }()
+	code, out, errs := run(t, "replay", "--agent", srv.URL, "--allow-insecure-local")
+	if code != 0 || !strings.Contains(out, "conforms over webrtc") {
+		t.Fatalf("exit %d\n%s%s", code, out, errs)
+	}
+	if got := <-ids; got != "proof-1" {
+		t.Fatalf("AgentCall-Session-ID %q; the trace's session.start says proof-1", got)
 	}
 }

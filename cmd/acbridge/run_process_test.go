@@ -58,7 +58,11 @@ func (p *procAgent) start() {
 		p.t.Fatal(err)
 	}
 	p.addr = ln.Addr().String()
-	p.a = agent.New(&agent.Options{Logger: slog.New(slog.NewTextHandler(p.log, nil))})
+	a, err := agent.New(&agent.Options{Logger: slog.New(slog.NewTextHandler(p.log, nil)), Physical: true})
+	if err != nil {
+		p.t.Fatal(err)
+	}
+	p.a = a
 	p.srv = &http.Server{Handler: p.a}
 	go p.srv.Serve(ln)
 }
