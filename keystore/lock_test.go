@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/agentcall/acbridge/keystore"
 )
@@ -19,9 +20,15 @@ import (
 // keystore named by the variable, rotate, print "epoch fingerprint".
 const rotateHelperEnv = "ACBRIDGE_KEYSTORE_ROTATE_HELPER"
 
+// rotateLoopEnv makes the helper rotate until it is killed.
+const rotateLoopEnv = "ACBRIDGE_KEYSTORE_ROTATE_LOOP"
+
 func rotateHelper(path string) int {
 	s, err := keystore.Open(path)
 	if err == nil {
+		err = s.Rotate()
+	}
+	for err == nil && os.Getenv(rotateLoopEnv) != "" {
 		err = s.Rotate()
 	}
 	if err != nil {
@@ -30,6 +37,57 @@ func rotateHelper(path string) int {
 	}
 	fmt.Printf("%d %s\n", s.Epoch(), s.Fingerprint())
 	return 0
+}
+
+// A process killed while it rotates (SIGKILL, as a power cut or the OOM
+// killer would) leaves a valid keystore, and whatever temporary file it
+// left is gone after the next open.
+func TestKilledRotationLeavesNoSecretBehind(t *testing.T) {
+	path := filepath.Join(t.TempDir(), keystore.FileName)
+	if _, err := keystore.Create(path); err != nil {
+		t.Fatal(err)
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	left := 0
+	for i := 0; i < 5; i++ {
+		before, err := keystore.Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cmd := exec.Command(exe)
+		cmd.Env = append(os.Environ(), rotateHelperEnv+"="+path, rotateLoopEnv+"=1")
+		var out bytes.Buffer
+		cmd.Stderr = &out
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		// Kill it mid-way through some rotation after the first; opening
+		// meanwhile is safe, as it only cleans up under the writers' lock.
+		for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+			if s, err := keystore.Open(path); err == nil && s.Epoch() > before.Epoch() {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("the rotating process never rotated: %s", out.String())
+			}
+		}
+		time.Sleep(time.Duration(7*i) * time.Millisecond)
+		cmd.Process.Kill()
+		cmd.Wait()
+		if strings.TrimSpace(out.String()) != "" {
+			t.Fatalf("the rotating process failed before it was killed: %s", out.String())
+		}
+		temps, _ := filepath.Glob(filepath.Join(filepath.Dir(path), ".*.tmp-*"))
+		left += len(temps)
+		if _, err := keystore.Open(path); err != nil {
+			t.Fatalf("after a killed rotation: %v", err)
+		}
+		checkOnlyFile(t, filepath.Dir(path))
+	}
+	t.Logf("%d of 5 kills left a temporary file behind; each was removed by the next open", left)
 }
 
 // A crash between writing the temporary file and renaming it leaves a full
