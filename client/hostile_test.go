@@ -1,7 +1,6 @@
 package client_test
 
 import (
-	"context"
 	"errors"
 	"net/http/httptest"
 	"testing"
@@ -13,6 +12,13 @@ import (
 	"github.com/agentcall/acbridge/protocol"
 )
 
+// hostileServer serves a hostileagent on loopback, under the
+// local-development policy the hostile agent's plain http needs.
+type hostileServer struct{ url string }
+
+func (h hostileServer) Base() string           { return h.url }
+func (h hostileServer) Policy() *client.Policy { return &client.Policy{AllowInsecureLocal: true} }
+
 // hostileSession starts a session with a hostileagent in mode and returns
 // the agent (closed at cleanup) and the session.
 func hostileSession(t *testing.T, mode hostileagent.Mode) (*hostileagent.Agent, *client.Session) {
@@ -20,21 +26,10 @@ func hostileSession(t *testing.T, mode hostileagent.Mode) (*hostileagent.Agent, 
 	a := hostileagent.New(&hostileagent.Options{Mode: mode})
 	srv := httptest.NewServer(a)
 	t.Cleanup(func() { a.Close(); srv.Close() })
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	ag, err := client.Discover(ctx, srv.URL, "", &client.Policy{AllowInsecureLocal: true})
+	s, err := startRaw(t, hostileServer{srv.URL}, nil, protocol.NFC)
 	if err != nil {
 		t.Fatal(err)
 	}
-	tr, err := ag.Dial(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := client.Start(ctx, tr, ag.Card, &client.Options{SessionID: "edge-1", Modalities: []protocol.Modality{protocol.NFC}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
 	return a, s
 }
 

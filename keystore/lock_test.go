@@ -39,26 +39,40 @@ func rotateHelper(path string) int {
 	return 0
 }
 
-// A process killed while it rotates (SIGKILL, as a power cut or the OOM
-// killer would) leaves a valid keystore, and whatever temporary file it
-// left is gone after the next open.
-func TestKilledRotationLeavesNoSecretBehind(t *testing.T) {
+// newKeystore creates a keystore in a fresh directory and returns its path.
+func newKeystore(t *testing.T) string {
+	t.Helper()
 	path := filepath.Join(t.TempDir(), keystore.FileName)
 	if _, err := keystore.Create(path); err != nil {
 		t.Fatal(err)
 	}
+	return path
+}
+
+// rotateCmd is the test binary as a rotating process (see rotateHelper).
+func rotateCmd(t *testing.T, path string, env ...string) *exec.Cmd {
+	t.Helper()
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
 	}
+	cmd := exec.Command(exe)
+	cmd.Env = append(append(os.Environ(), rotateHelperEnv+"="+path), env...)
+	return cmd
+}
+
+// A process killed while it rotates (SIGKILL, as a power cut or the OOM
+// killer would) leaves a valid keystore, and whatever temporary file it
+// left is gone after the next open.
+func TestKilledRotationLeavesNoSecretBehind(t *testing.T) {
+	path := newKeystore(t)
 	left := 0
 	for i := 0; i < 5; i++ {
 		before, err := keystore.Open(path)
 		if err != nil {
 			t.Fatal(err)
 		}
-		cmd := exec.Command(exe)
-		cmd.Env = append(os.Environ(), rotateHelperEnv+"="+path, rotateLoopEnv+"=1")
+		cmd := rotateCmd(t, path, rotateLoopEnv+"=1")
 		var out bytes.Buffer
 		cmd.Stderr = &out
 		if err := cmd.Start(); err != nil {
@@ -160,10 +174,7 @@ func checkDistinctEpochs(t *testing.T, path string, epochs []uint32, n int) {
 // from the file, not from its own stale epoch.
 func TestConcurrentRotationsInGoroutines(t *testing.T) {
 	const n = 20
-	path := filepath.Join(t.TempDir(), keystore.FileName)
-	if _, err := keystore.Create(path); err != nil {
-		t.Fatal(err)
-	}
+	path := newKeystore(t)
 	stores := make([]*keystore.Store, n)
 	for i := range stores {
 		s, err := keystore.Open(path)
@@ -200,19 +211,11 @@ func TestConcurrentRotationsInGoroutines(t *testing.T) {
 // The same with twenty processes, as twenty "acbridge keys rotate" would.
 func TestConcurrentRotationsInProcesses(t *testing.T) {
 	const n = 20
-	path := filepath.Join(t.TempDir(), keystore.FileName)
-	if _, err := keystore.Create(path); err != nil {
-		t.Fatal(err)
-	}
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
+	path := newKeystore(t)
 	cmds := make([]*exec.Cmd, n)
 	outs := make([]*bytes.Buffer, n)
 	for i := range cmds {
-		cmds[i] = exec.Command(exe)
-		cmds[i].Env = append(os.Environ(), rotateHelperEnv+"="+path)
+		cmds[i] = rotateCmd(t, path)
 		outs[i] = &bytes.Buffer{}
 		cmds[i].Stdout, cmds[i].Stderr = outs[i], outs[i]
 	}
