@@ -56,10 +56,14 @@ func newLogger(c config.Log, w io.Writer) *slog.Logger {
 	var lv slog.Level
 	lv.UnmarshalText([]byte(c.Level))
 	opts := &slog.HandlerOptions{Level: lv}
+	var h slog.Handler = slog.NewTextHandler(w, opts)
 	if c.Format == "json" {
-		return slog.New(slog.NewJSONHandler(w, opts))
+		h = slog.NewJSONHandler(w, opts)
 	}
-	return slog.New(slog.NewTextHandler(w, opts))
+	// Rate-limited whatever an agent makes the daemon say, so that it stays
+	// far below journald's per-unit limit; the audit log is not (see
+	// auditLogger).
+	return slog.New(journallog.Limit(h, nil))
 }
 
 // build opens everything the configuration names. Devices that are absent
@@ -348,12 +352,21 @@ func bridgeOptions(cfg *config.Config, p *parts, e *env, onState func(bridge.Sta
 }
 
 // auditLogger writes the privacy audit to the journal with one field per
-// attribute when running under systemd, and to the daemon's log otherwise.
+// attribute when running under systemd, and to the daemon's log otherwise;
+// either way past the daemon log's rate limit. Audit lines are never
+// dropped: they are one per observation sent (a physical action each), the
+// rest of the daemon's log is limited to a fraction of journald's per-unit
+// budget, and the unit turns journald's rate limit off for the service
+// (LogRateLimitIntervalSec=0 in acbridge.service).
 func auditLogger(log *slog.Logger) *slog.Logger {
 	if journallog.Available() {
 		return slog.New(journallog.New(slog.LevelInfo)).With("log", "audit")
 	}
-	return log.With("log", "audit")
+	h := log.Handler()
+	if l, ok := h.(*journallog.LimitHandler); ok {
+		h = l.Unlimited()
+	}
+	return slog.New(h).With("log", "audit")
 }
 
 // lazySpeaker opens the speaker when the first audio arrives, so that a
