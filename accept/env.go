@@ -277,6 +277,8 @@ func (r *runner) envKeystore(_ context.Context, t *T) error {
 		return failErr(err, "create it as the service user: sudo -u acbridge acbridge keys init --keystore "+path+" (the daemon also creates it on first start)")
 	case errors.Is(err, keystore.ErrInsecureMode):
 		return failErr(err, "chmod 600 "+path)
+	case errors.Is(err, keystore.ErrUntrusted):
+		return failErr(err, fixKeystoreOwner)
 	case errors.Is(err, keystore.ErrMalformed):
 		return failErr(err, "restore the file from a backup, or replace it with acbridge keys init (every tag alias changes, so agents forget the tags)")
 	case errors.Is(err, fs.ErrPermission):

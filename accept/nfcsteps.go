@@ -81,19 +81,19 @@ type scanResult struct {
 	err error
 }
 
-// scan arms rd until ctx ends and returns the first result other than an
-// unreadable tap; the goroutine is always waited for.
+// scan arms rd until ctx ends and returns the first result (a tag pulled
+// away mid-read is a note, not a result); the goroutine is always waited
+// for.
 func scan(ctx context.Context, rd nfc.Reader, t *T) scanResult {
 	for {
 		window := time.Until(deadlineOf(ctx, nfc.MaxWindow))
 		if window <= 0 {
 			return scanResult{err: ctx.Err()}
 		}
-		s, err := rd.Scan(ctx, min(window, nfc.MaxWindow))
+		s, err := rd.ScanWith(ctx, min(window, nfc.MaxWindow), &nfc.ScanOptions{OnUnread: func(error) {
+			t.note("couldn't read the tag (it moved away mid-read); hold it still, the reader stays armed")
+		}})
 		switch {
-		case errors.Is(err, nfc.ErrTagLost):
-			t.note("a tag left the reader before it was read; waiting for the next tap")
-			continue
 		case errors.Is(err, nfc.ErrNoTag) && ctx.Err() == nil:
 			continue
 		case errors.Is(err, nfc.ErrNoTag):

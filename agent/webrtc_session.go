@@ -174,7 +174,7 @@ func (s *rtcSession) onTrack(tr *webrtc.TrackRemote, _ *webrtc.RTPReceiver) {
 // readFrames moves data channel messages to run, applying the 0.1 frame
 // rules.
 func (s *rtcSession) readFrames(raw datachannel.ReadWriteCloser) {
-	fr := rtcpeer.NewFrameReader(raw, fmt.Sprintf("frame is larger than %d bytes; the limit is %d", protocol.MaxFrameBytes+1, protocol.MaxFrameBytes))
+	fr := rtcpeer.NewFrameReader(raw, fmt.Sprintf("frame is larger than %d bytes", protocol.MaxFrameBytes))
 	for {
 		var it rtcItem
 		it.frame, it.err = fr.Next()

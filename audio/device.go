@@ -14,6 +14,9 @@ import (
 	// Registers the host's capture devices (ALSA, PulseAudio or JACK
 	// through miniaudio). It enumerates them once at program start.
 	_ "github.com/pion/mediadevices/pkg/driver/microphone"
+
+	// Silences alsa-lib's own error output before any device is listed.
+	_ "github.com/agentcall/acbridge/audio/internal/alsaquiet"
 )
 
 // TestDevice names mediadevices' audiotest microphone: a 480 Hz sine at

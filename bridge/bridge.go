@@ -21,7 +21,7 @@ import (
 
 // TagReader is what the bridge needs of an NFC reader; *nfc.Dev has it.
 type TagReader interface {
-	Scan(ctx context.Context, window time.Duration) (nfc.Scan, error)
+	ScanWith(ctx context.Context, window time.Duration, o *nfc.ScanOptions) (nfc.Scan, error)
 	Status() nfc.Status
 }
 

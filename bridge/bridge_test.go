@@ -285,6 +285,9 @@ func TestPushToTalkOverWebRTC(t *testing.T) {
 		r.mic, r.speaker = mic, audiotest.NewRecorder()
 	})
 	waitFor(t, r.out, "[hold TALK to speak to the agent]", 1)
+	if out := r.out.String(); strings.Index(out, "[connected to") > strings.Index(out, "[hold TALK") {
+		t.Errorf("the talk hint came before the connected notice:\n%s", out)
+	}
 	r.buttons.Press(button.Talk)
 	waitFor(t, r.out, "[listening", 1)
 	time.Sleep(time.Second)

@@ -22,6 +22,7 @@ type Metrics struct {
 	sessions    prometheus.Counter
 	reconnects  prometheus.Counter
 	failures    *prometheus.CounterVec
+	unread      prometheus.Counter
 }
 
 // NewMetrics registers the metrics.
@@ -43,8 +44,10 @@ func NewMetrics() *Metrics {
 			Help: "Sessions that ended or failed and were retried."}),
 		failures: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "acbridge_agent_failures_total",
 			Help: "failure events from the agent, by code."}, []string{"code"}),
+		unread: prometheus.NewCounter(prometheus.CounterOpts{Name: "acbridge_tag_unread_total",
+			Help: "Taps in an armed window whose tag could not be read (moved away mid-read); the window stayed open."}),
 	}
-	m.reg.MustRegister(m.collections, m.latency, m.sentTotal, m.rejections, m.sessions, m.reconnects, m.failures,
+	m.reg.MustRegister(m.collections, m.latency, m.sentTotal, m.rejections, m.sessions, m.reconnects, m.failures, m.unread,
 		prometheus.NewGoCollector(), prometheus.NewProcessCollector(prometheus.ProcessCollectorOpts{}))
 	return m
 }
@@ -67,6 +70,12 @@ func (m *Metrics) collection(kind string, d time.Duration, err error, cancelled 
 	}
 	m.collections.WithLabelValues(kind, result).Inc()
 	m.latency.WithLabelValues(kind).Observe(d.Seconds())
+}
+
+func (m *Metrics) unreadTap() {
+	if m != nil {
+		m.unread.Inc()
+	}
 }
 
 func (m *Metrics) sent(kind string) {

@@ -29,6 +29,9 @@ type conv struct {
 	offered    []protocol.Modality
 	voice      *voice // nil without a microphone or on WebSocket
 
+	// notes carry notices from collection goroutines; the loop shows them.
+	notes chan notice.Notice
+
 	// stopCollect disarms the running collection (a long CANCEL);
 	// disarmed says it did.
 	stopCollect context.CancelFunc
@@ -59,7 +62,7 @@ func (b *Bridge) session(ctx context.Context) (established bool, err error) {
 	}
 	b.up = b.o.Now()
 	ag, s, rtc, mods := d.ag, d.s, d.rtc, d.mods
-	c := &conv{b: b, s: s, origin: ag.Origin, results: make(chan collected, 1), offered: mods,
+	c := &conv{b: b, s: s, origin: ag.Origin, results: make(chan collected, 1), notes: make(chan notice.Notice, 4), offered: mods,
 		speakText: ag.Card.Params.Voice.Owner == "client"}
 	b.o.Metrics.session()
 	b.state(State{Connected: true, Agent: ag.Origin, Modalities: s.Negotiated()})
@@ -126,6 +129,8 @@ func (c *conv) loop(ctx context.Context) error {
 		case r := <-c.results:
 			running--
 			c.collectionDone(ctx, r)
+		case n := <-c.notes:
+			c.b.show(n)
 		case <-ctx.Done():
 			ectx, cancel := context.WithTimeout(context.Background(), time.Second)
 			c.endVoice(ectx, endSession)
@@ -272,7 +277,7 @@ func (c *conv) press(ctx context.Context, ev button.Event) bool {
 var errUnidentifiable = errors.New("this tag cannot be identified (a phone or a card with a random ID); nothing was sent")
 
 func (c *conv) scan(ctx context.Context, id string) (*protocol.Observation, error) {
-	r, err := c.b.o.Reader.Scan(ctx, c.b.o.Window)
+	r, err := c.b.o.Reader.ScanWith(ctx, c.b.o.Window, c.scanOptions())
 	if err != nil {
 		return nil, err
 	}

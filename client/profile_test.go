@@ -14,7 +14,14 @@ import (
 )
 
 // startRaw discovers a and starts a session with card edited by edit.
-func startRaw(t *testing.T, a *clienttest.Server, edit func(*protocol.Card), mods ...protocol.Modality) (*client.Session, error) {
+// agentServer is an agent a test starts sessions with: clienttest.Server,
+// or the hostile agent's server.
+type agentServer interface {
+	Base() string
+	Policy() *client.Policy
+}
+
+func startRaw(t *testing.T, a agentServer, edit func(*protocol.Card), mods ...protocol.Modality) (*client.Session, error) {
 	t.Helper()
 	ctx := context.Background()
 	ag, err := client.Discover(ctx, a.Base(), "", a.Policy())

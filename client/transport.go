@@ -51,9 +51,15 @@ func (a *Agent) DialWebSocket(ctx context.Context) (Transport, error) {
 	}
 	dctx, cancel := context.WithTimeout(ctx, p.TotalTimeout)
 	defer cancel()
+	g := wsframe.NewGuard(nil)
+	hc := p.httpClient(t)
+	if tr, ok := hc.Transport.(*http.Transport); ok {
+		tr.DialContext = g.Dialer(tr.DialContext)
+	}
 	c, resp, err := websocket.Dial(dctx, a.WSURL.String(), &websocket.DialOptions{
-		HTTPClient: p.httpClient(t),
-		HTTPHeader: a.authHeader(a.WSURL),
+		HTTPClient:     hc,
+		HTTPHeader:     a.authHeader(a.WSURL),
+		OnPingReceived: g.OnPing,
 		// The binding's name, offered as the WebSocket subprotocol; an
 		// agent that selects none is still accepted, as the spec names no
 		// negotiation rule for it.
@@ -68,12 +74,16 @@ func (a *Agent) DialWebSocket(ctx context.Context) (Transport, error) {
 		}
 		return nil, fmt.Errorf("client: connecting to the AG-UI WebSocket at %s: %w", origin(a.WSURL), scrub(err, a.token))
 	}
-	wsframe.Prepare(c)
-	return &wsTransport{c: c}, nil
+	g.Prepare(c)
+	return &wsTransport{c: c, g: g}, nil
 }
 
+// wsTransport reads and closes through a wsframe.Guard: a refused frame or
+// a ping flood ends the connection at once rather than after the library's
+// five-second close handshake.
 type wsTransport struct {
 	c    *websocket.Conn
+	g    *wsframe.Guard
 	once sync.Once
 }
 
@@ -82,17 +92,11 @@ func (w *wsTransport) Send(ctx context.Context, frame []byte) error {
 }
 
 func (w *wsTransport) Recv(ctx context.Context) ([]byte, error) {
-	return wsframe.Read(ctx, w.c)
+	return w.g.Read(ctx, w.c)
 }
 
 func (w *wsTransport) Close(cause error) error {
 	var err error
-	w.once.Do(func() {
-		if cause != nil {
-			err = wsframe.Close(w.c, cause)
-		} else {
-			err = w.c.Close(websocket.StatusNormalClosure, "")
-		}
-	})
+	w.once.Do(func() { err = w.g.Close(w.c, cause) })
 	return err
 }

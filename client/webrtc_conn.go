@@ -219,7 +219,7 @@ func (t *WebRTCTransport) readFrames(raw datachannel.ReadWriteCloser) {
 		t.mu.Unlock()
 		close(t.recvDone)
 	}()
-	fr := rtcpeer.NewFrameReader(raw, fmt.Sprintf("a data channel message is larger than %d bytes", protocol.MaxFrameBytes+1))
+	fr := rtcpeer.NewFrameReader(raw, fmt.Sprintf("a data channel message is larger than %d bytes", protocol.MaxFrameBytes))
 	for {
 		frame, rerr := fr.Next()
 		var broken *protocol.Error

@@ -182,6 +182,7 @@ func TestWebRTCFrameRules(t *testing.T) {
 	}{
 		{"binary", []byte(`{"sequence":2,"event":{"type":"run.started"}}`), false, protocol.CodeFrameBinary},
 		{"131,073 bytes", []byte(`{"sequence":2,"event":{"type":"x","pad":"` + strings.Repeat("a", protocol.MaxFrameBytes+1-len(`{"sequence":2,"event":{"type":"x","pad":""}}`)) + `"}}`), true, protocol.CodeFrameSize},
+		{"200,000 bytes", []byte(`{"sequence":2,"event":{"type":"x","pad":"` + strings.Repeat("a", 200_000) + `"}}`), true, protocol.CodeFrameSize},
 		{"bad UTF-8", []byte("{\"sequence\":2,\"event\":{\"type\":\"text\xff\"}}"), true, protocol.CodeFrameUTF8},
 		{"sequence repeat", []byte(`{"sequence":1,"event":{"type":"run.started"}}`), true, protocol.CodeSequenceOrder},
 	}
@@ -217,6 +218,10 @@ func TestWebRTCFrameRules(t *testing.T) {
 			var pe *protocol.Error
 			if !errors.As(s.Err(), &pe) || pe.Code != c.code {
 				t.Fatalf("session ended with %v, want %s", s.Err(), c.code)
+			}
+			// The limit itself, not the read buffer's size (131073).
+			if c.code == protocol.CodeFrameSize && !strings.Contains(pe.Message, "131072") || strings.Contains(pe.Message, "larger than 131073") {
+				t.Errorf("%q does not name the 131072-byte limit", pe.Message)
 			}
 		})
 	}

@@ -204,7 +204,7 @@ func (c *Config) applyDefaults() {
 // errors (a typo must not silently fall back to a default). override, if
 // not nil, applies command-line flags before validation.
 func Load(path string, override func(*Config)) (*Config, error) {
-	f, err := os.Open(path)
+	f, err := openRegular(path)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
 			return nil, fmt.Errorf("config: %s does not exist: copy the annotated example (acbridge.example.toml) there and set agent.url", path)
@@ -323,7 +323,7 @@ func (c *Config) Validate() error {
 	}
 	for _, l := range []struct{ key, v string }{{"metrics.listen", c.Metrics.Listen}, {"kiosk.listen", c.Kiosk.Listen}} {
 		if l.v != "" && !loopbackAddr(l.v) {
-			add("%s must be a loopback address with a port, like 127.0.0.1:9464", l.key)
+			add("%s must be a loopback address with a port between 0 and 65535, like 127.0.0.1:9464", l.key)
 		}
 	}
 	seen := map[string]bool{}
@@ -360,6 +360,7 @@ func (c *Config) Validate() error {
 			add("%s.debounce must be between 0 and 1s", key)
 		}
 	}
+	c.validateNeverWorks(add)
 	if len(p) > 0 {
 		return p
 	}
@@ -368,7 +369,7 @@ func (c *Config) Validate() error {
 
 func loopbackAddr(s string) bool {
 	host, port, err := net.SplitHostPort(s)
-	if err != nil || port == "" {
+	if err != nil || !validPort(port) {
 		return false
 	}
 	if host == "localhost" {

@@ -108,7 +108,7 @@ func TestLoad(t *testing.T) {
 	if _, err := Load(path, nil); err == nil || !strings.Contains(err.Error(), "does not exist") {
 		t.Fatalf("missing file: %v", err)
 	}
-	os.WriteFile(path, []byte("[agent]\nurl = \"http://127.0.0.1:8080\"\nallow_insecure_local = true\n[[button]]\ncontrol = \"cancel\"\nsource = \"terminal\"\nchar = \"c\"\n"), 0o644)
+	os.WriteFile(path, []byte("[agent]\nurl = \"http://127.0.0.1:8080\"\nallow_insecure_local = true\n[[button]]\ncontrol = \"cancel\"\nsource = \"gpio\"\nchip = \"gpiochip0\"\nline = 27\n"), 0o644)
 	c, err := Load(path, nil)
 	if err != nil {
 		t.Fatal(err)

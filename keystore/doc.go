@@ -39,10 +39,13 @@
 // can access (ErrInsecureMode) because anyone who reads the secret can map
 // aliases back to tags by trying UIDs.
 //
-// One process owns a keystore at a time: Rotate works from the epoch it has
-// in memory and does not coordinate with other processes. After
-// "acbridge keys rotate" the daemon must be restarted to pick up the new
-// secret.
+// Open also refuses a keystore someone else controls (ErrUntrusted): a file
+// owned by another user, or a directory group or others can write. Writers
+// (Create, Rotate) hold an flock on the directory and Rotate starts from the
+// epoch in the file, so concurrent rotations get distinct epochs; under that
+// lock, temporary files a crashed writer left (each holding a secret) are
+// removed. After "acbridge keys rotate" the daemon must be restarted to pick
+// up the new secret.
 //
 // Neither the secret nor a UID ever appears in an error, a log line or any
 // output of this package; Fingerprint is a one-way identifier of the secret

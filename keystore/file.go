@@ -107,6 +107,9 @@ func readPrivate(path string, max int) ([]byte, error) {
 	if perm := fi.Mode().Perm(); perm&0o077 != 0 {
 		return nil, fmt.Errorf("%w: %s has mode %04o; fix it with: chmod 600 %s", ErrInsecureMode, path, perm, shellQuote(path))
 	}
+	if err := checkTrust(path, fi); err != nil {
+		return nil, err
+	}
 	data, err := io.ReadAll(io.LimitReader(f, int64(max)+1))
 	if err != nil {
 		clear(data)
@@ -128,6 +131,9 @@ func createExclusive(path string, data []byte) error {
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return fmt.Errorf("keystore: creating the state directory: %w", err)
+	}
+	if _, err := checkDirTrust(dir); err != nil {
+		return err
 	}
 	if _, err := os.Lstat(path); err == nil {
 		return existErr(path)

@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"os"
+	"path/filepath"
 	"sync"
 	"time"
 
@@ -87,6 +89,15 @@ func Create(path string) (*Store, error) {
 		return nil, err
 	}
 	defer clear(secret)
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return nil, fmt.Errorf("keystore: creating the state directory: %w", err)
+	}
+	l, err := lockDir(filepath.Dir(path))
+	if err != nil {
+		return nil, err
+	}
+	defer l.unlock()
+	removeStaleTemps(path)
 	if err := createExclusive(path, encodeFile(1, secret, time.Now())); err != nil {
 		return nil, err
 	}
@@ -115,6 +126,12 @@ func Open(path string) (*Store, error) {
 		return nil, fmt.Errorf("%w: %s: %s", ErrMalformed, path, err)
 	}
 	defer clear(secret)
+	// The file is trusted now, so its directory is: clear what a crashed
+	// writer left there, unless a live writer holds the lock.
+	if l, err := tryLockDir(filepath.Dir(path)); err == nil {
+		removeStaleTemps(path)
+		l.unlock()
+	}
 	s := &Store{path: path}
 	s.install(epoch, secret)
 	return s, nil
@@ -138,11 +155,31 @@ func OpenOrCreate(path string) (*Store, error) {
 
 // Rotate replaces the secret with a fresh one and increments the epoch, so
 // every alias changes. The file is replaced atomically with mode 0600; on
-// any error the file and the Store keep the old secret.
+// any error the file and the Store keep the old secret. Rotations exclude
+// each other through a lock on the directory, and each one starts from the
+// epoch in the file, not the one in memory: two concurrent rotations (two
+// "keys rotate" commands, or one and a daemon) get distinct epochs instead
+// of two secrets under one epoch.
 func (s *Store) Rotate() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.epoch == ^uint32(0) {
+	l, err := lockDir(filepath.Dir(s.path))
+	if err != nil {
+		return err
+	}
+	defer l.unlock()
+	removeStaleTemps(s.path)
+	data, err := readPrivate(s.path, maxFileBytes)
+	if err != nil {
+		return err
+	}
+	current, old, err := decodeFile(data)
+	clear(data)
+	clear(old)
+	if err != nil {
+		return fmt.Errorf("%w: %s: %s", ErrMalformed, s.path, err)
+	}
+	if current == ^uint32(0) {
 		return fmt.Errorf("%w: %s: epoch is at its maximum; delete the file and run acbridge keys init", ErrMalformed, s.path)
 	}
 	secret, err := newSecret()
@@ -150,7 +187,7 @@ func (s *Store) Rotate() error {
 		return err
 	}
 	defer clear(secret)
-	epoch := s.epoch + 1
+	epoch := current + 1
 	if err := replaceAtomic(s.path, encodeFile(epoch, secret, time.Now())); err != nil {
 		return err
 	}

@@ -22,7 +22,12 @@ import (
 	"github.com/agentcall/acbridge/protocol"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+func TestMain(m *testing.M) {
+	if path := os.Getenv(rotateHelperEnv); path != "" {
+		os.Exit(rotateHelper(path))
+	}
+	goleak.VerifyTestMain(m)
+}
 
 var objectRefRE = regexp.MustCompile(`^urn:agentcall:object:[a-z2-7]{26}$`)
 

@@ -53,6 +53,9 @@ func (s *Server) guard(next http.Handler) http.Handler {
 		h.Set("Cross-Origin-Resource-Policy", "same-origin")
 		h.Set("Permissions-Policy", "camera=(), microphone=(), geolocation=(), usb=(), serial=(), hid=()")
 		h.Set("Cache-Control", "no-store")
+		if !s.limitBody(w, r) {
+			return
+		}
 		if !s.hosts[strings.ToLower(r.Host)] {
 			s.refuse(w, r, http.StatusMisdirectedRequest, "host", "this page is served as "+s.Addr()+" only")
 			return

@@ -36,6 +36,9 @@ type Options struct {
 	// TextBox shows a text box whose turns Texts delivers (for teaching an
 	// object by name on a kiosk with an on-screen keyboard). Off by default.
 	TextBox bool
+	// BodyTimeout bounds reading one request's body (default 5 s); a
+	// request still sending its body then is cut off.
+	BodyTimeout time.Duration
 }
 
 var (
@@ -69,6 +72,8 @@ type Server struct {
 	hosts   map[string]bool // Host header values that name this server
 	origins map[string]bool
 	textBox bool
+
+	bodyTimeout time.Duration
 
 	controls *button.Debouncer
 	texts    chan string
@@ -115,11 +120,12 @@ func New(o *Options) (*Server, error) {
 		return nil, fmt.Errorf("kiosk: %w (is another program using %s? choose another kiosk.listen)", err, o.Listen)
 	}
 	s := &Server{
-		log:     log,
-		now:     now,
-		ln:      ln,
-		token:   base64.RawURLEncoding.EncodeToString(tok),
-		textBox: o.TextBox,
+		log:         log,
+		now:         now,
+		ln:          ln,
+		token:       base64.RawURLEncoding.EncodeToString(tok),
+		textBox:     o.TextBox,
+		bodyTimeout: o.BodyTimeout,
 		// Debouncing is for contacts; a press from the page arrives clean.
 		// Cancel's long press is made by the handler (a tap on a screen
 		// button labelled Cancel is deliberate), so no long-press timer.
@@ -129,6 +135,9 @@ func New(o *Options) (*Server, error) {
 		done:     make(chan struct{}),
 	}
 	s.st.textBox = o.TextBox
+	if s.bodyTimeout <= 0 {
+		s.bodyTimeout = defaultBodyTimeout
+	}
 	s.hosts, s.origins = allowedHosts(host, ln.Addr().(*net.TCPAddr).Port)
 	s.http = &http.Server{
 		Handler:           s.routes(),

@@ -46,6 +46,11 @@ type entry struct {
 	Open  bool   `json:"open,omitempty"` // the agent is still writing it
 	At    string `json:"at"`
 	cut   bool
+	// raw is the streamed text as the agent sent it, visible characters
+	// only, kept so that the mask runs on the assembled text: masking each
+	// piece, or the shown text, would let a reference split across pieces
+	// show its second half.
+	raw string
 }
 
 type promptView struct {
@@ -86,9 +91,7 @@ var objectRef = regexp.MustCompile(`(?i)urn:agentcall:object:[a-z0-9]*`)
 
 // clean makes a notice's text fit for the page.
 func clean(s string, n int) string {
-	s = strings.ToValidUTF8(s, "")
-	s = objectRef.ReplaceAllString(s, "(object)")
-	return clip(s, n)
+	return clip(redact(s), n)
 }
 
 // labels are the words on the controls.
@@ -216,20 +219,18 @@ func (s *state) add(who, title, text string, now time.Time) *entry {
 	return s.last()
 }
 
-// appendText adds a piece of streamed text, up to maxEntryText characters.
+// appendText adds a piece of streamed text, up to maxEntryText characters
+// shown.
 func (s *state) appendText(e *entry, piece string) {
 	if e.cut {
 		return
 	}
-	piece = strings.ToValidUTF8(piece, "")
-	if utf8.RuneCountInString(e.Text)+utf8.RuneCountInString(piece) > maxEntryText {
-		e.Text = clip(e.Text+piece, maxEntryText)
+	e.raw += visible(piece)
+	if utf8.RuneCountInString(e.raw) > maxEntryText+refSlack {
+		e.raw = string([]rune(e.raw)[:maxEntryText+refSlack])
 		e.cut = true
-	} else {
-		e.Text += piece
 	}
-	// Masked on the whole text: a URN may arrive split across pieces.
-	e.Text = objectRef.ReplaceAllString(e.Text, "(object)")
+	e.Text = clip(objectRef.ReplaceAllString(e.raw, "(object)"), maxEntryText)
 }
 
 // view returns the state as the page receives it.

@@ -205,11 +205,31 @@ func (d *Dev) endWindowLocked() {
 // a window is open.
 func (d *Dev) Scans() <-chan Scan { return d.scans }
 
+// UnreadNotice is what to tell the person when OnUnread reports a tap.
+const UnreadNotice = "couldn't read the tag — hold it still"
+
+// ScanOptions tunes one Scan. A nil *ScanOptions means the defaults.
+type ScanOptions struct {
+	// OnUnread, if set, is told of each tap whose tag could not be read
+	// because it moved (ErrTagLost) or answered garbage (ErrBadTag); the
+	// window stays open for the next tap either way. It is called on
+	// Scan's goroutine and should return promptly: the reader waits.
+	OnUnread func(error)
+}
+
 // Scan arms the reader for window and waits for the first result: an
 // identified tag (error nil), an unidentifiable one (error nil,
-// Unidentifiable set) or an unreadable tap (Scan.Err, also returned). It
-// returns ErrNoTag when the window passes without a tap. Run must be running.
+// Unidentifiable set) or a tap the reader cannot read at all, such as
+// ErrGetDataUnsupported (Scan.Err, also returned). A tag pulled away
+// mid-read is not a result: the window stays open (see
+// ScanOptions.OnUnread), and only its end (ErrNoTag), ctx or Close end
+// Scan. Run must be running.
 func (d *Dev) Scan(ctx context.Context, window time.Duration) (Scan, error) {
+	return d.ScanWith(ctx, window, nil)
+}
+
+// ScanWith is Scan with options.
+func (d *Dev) ScanWith(ctx context.Context, window time.Duration, o *ScanOptions) (Scan, error) {
 	select { // drop a result left over from an earlier window
 	case <-d.scans:
 	default:
@@ -218,26 +238,51 @@ func (d *Dev) Scan(ctx context.Context, window time.Duration) (Scan, error) {
 	if err != nil {
 		return Scan{}, err
 	}
-	select {
-	case s := <-d.scans:
-		return s, s.Err
-	case <-done:
-		// A result is sent before its window ends; look once more.
+	for {
 		select {
 		case s := <-d.scans:
+			if o.unread(s) {
+				continue
+			}
 			return s, s.Err
-		default:
+		case <-done:
+			// A result is sent before its window ends; look once more.
+			select {
+			case s := <-d.scans:
+				if !o.unread(s) {
+					return s, s.Err
+				}
+			default:
+			}
+			select {
+			case <-d.closing:
+				return Scan{}, ErrClosed
+			default:
+				return Scan{}, ErrNoTag
+			}
+		case <-ctx.Done():
+			d.Disarm()
+			return Scan{}, ctx.Err()
 		}
-		select {
-		case <-d.closing:
-			return Scan{}, ErrClosed
-		default:
-			return Scan{}, ErrNoTag
-		}
-	case <-ctx.Done():
-		d.Disarm()
-		return Scan{}, ctx.Err()
 	}
+}
+
+// unread reports whether s is a tap worth another try, telling OnUnread.
+func (o *ScanOptions) unread(s Scan) bool {
+	if !Retryable(s.Err) {
+		return false
+	}
+	if o != nil && o.OnUnread != nil {
+		o.OnUnread(s.Err)
+	}
+	return true
+}
+
+// Retryable reports whether err is a tap that failed because of how the tag
+// was presented (moved away mid-read, a garbled answer), so that the same
+// tag tapped again, held still, will likely be read.
+func Retryable(err error) bool {
+	return errors.Is(err, ErrTagLost) || errors.Is(err, ErrBadTag)
 }
 
 // Status returns the current status, without debounce.

@@ -14,7 +14,11 @@
 //     only while a scan is armed (Dev.Arm, Dev.Scan); the first identified
 //     tag ends the window; a tag already on the reader when the window
 //     opens counts once, a tag left on the reader never again, and the UID
-//     is not even read outside a window;
+//     is not even read outside a window; a tap that fails because the tag
+//     moved (pcscd's "Transaction failed", a removed card, a garbled
+//     answer) is not a result: the window stays open, the caller hears of
+//     it through ScanOptions.OnUnread, and a tag still on the reader is
+//     read again after a moment;
 //   - recovery without restarting: pcscd stopped, killed or restarted and
 //     readers unplugged end the PC/SC context, which Run re-establishes with
 //     bounded exponential backoff, reporting the state (Options.OnState)

@@ -125,7 +125,9 @@ func quoteList(names []string) string {
 func readError(err error) error {
 	switch err {
 	case scard.ErrRemovedCard, scard.ErrNoSmartcard, scard.ErrResetCard,
-		scard.ErrUnpoweredCard, scard.ErrUnresponsiveCard:
+		scard.ErrUnpoweredCard, scard.ErrUnresponsiveCard,
+		// pcscd's answer when the tag left the field during GET DATA.
+		scard.ErrNotTransacted:
 		return fmt.Errorf("%w (%v)", ErrTagLost, err)
 	case scard.ErrSharingViolation:
 		return fmt.Errorf("nfc: another program holds the reader exclusively; close it (%w)", err)

@@ -19,8 +19,11 @@ type Aliaser interface {
 // Reader is the NFC device class as code above it (the bridge) uses it.
 // *Dev is the PC/SC backend; package nfctest has an in-process stand-in.
 type Reader interface {
-	// Scan arms the reader for window and returns the first tap's result.
+	// Scan arms the reader for window and returns the first tap's result;
+	// a tap that could not be read leaves the window open.
 	Scan(ctx context.Context, window time.Duration) (Scan, error)
+	// ScanWith is Scan with options (nil: Scan).
+	ScanWith(ctx context.Context, window time.Duration, o *ScanOptions) (Scan, error)
 	Status() Status
 }
 

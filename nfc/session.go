@@ -16,6 +16,10 @@ type presence struct {
 	counter  uint32
 	seenAt   time.Time
 	consumed bool // already delivered (or failed) in a window: never again
+	// rereads counts the quiet retries of a tag whose read failed while
+	// it may still be on the reader (see readTag); none before rereadAt.
+	rereads  int
+	rereadAt time.Time
 }
 
 // loop runs PC/SC sessions until ctx is done, re-establishing the context
@@ -100,7 +104,7 @@ func (d *Dev) session(ctx context.Context, carry *presence) (healthy bool, err e
 			}
 		}
 
-		read, armedAt, stop := d.evaluate(ctx, &p)
+		read, armedAt, wait, stop := d.evaluate(ctx, &p)
 		if stop {
 			return healthy, nil
 		}
@@ -115,7 +119,7 @@ func (d *Dev) session(ctx context.Context, carry *presence) (healthy bool, err e
 		if rd.Reader != "" {
 			states = append(states, rd)
 		}
-		err := sc.GetStatusChange(states, -1) // INFINITE: Cancel ends it
+		err := sc.GetStatusChange(states, wait) // negative: INFINITE; Cancel ends it
 		d.waiting.Store(false)
 		now := d.clock.Now()
 		switch {
@@ -164,19 +168,25 @@ func (p *presence) observe(ev scard.StateFlag, now time.Time) {
 }
 
 // evaluate decides, under the state lock, whether to read the tag now. If
-// not, the loop is about to wait: the evaluation is published (evalCh) so
-// that the waker stops cancelling.
-func (d *Dev) evaluate(ctx context.Context, p *presence) (read bool, armedAt time.Time, stop bool) {
+// not, the loop is about to wait (wait is how long, negative for no
+// limit): the evaluation is published (evalCh) so that the waker stops
+// cancelling.
+func (d *Dev) evaluate(ctx context.Context, p *presence) (read bool, armedAt time.Time, wait time.Duration, stop bool) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if ctx.Err() != nil {
-		return false, time.Time{}, true
+		return false, time.Time{}, 0, true
 	}
-	if d.armed && p.present && !p.consumed && d.clock.Now().Before(d.until) {
-		return true, d.armedAt, false
+	now := d.clock.Now()
+	wait = -1
+	if d.armed && p.present && !p.consumed && now.Before(d.until) {
+		if !now.Before(p.rereadAt) {
+			return true, d.armedAt, 0, false
+		}
+		wait = p.rereadAt.Sub(now)
 	}
 	close(d.evalCh)
 	d.evalCh = make(chan struct{})
 	d.waiting.Store(true)
-	return false, time.Time{}, false
+	return false, time.Time{}, wait, false
 }

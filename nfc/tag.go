@@ -12,8 +12,18 @@ import (
 // "all bytes".
 var getDataUID = []byte{0xFF, 0xCA, 0x00, 0x00, 0x00}
 
-// readTag reads the present tag once and delivers the result. It returns
-// only errors that end the PC/SC session.
+// Rereads of a tag whose read failed in a way holding it still may cure
+// (Retryable): a tag at the edge of the field can fail GET DATA and still
+// be reported present, with no new insertion to trigger another read.
+const (
+	maxRereads  = 2
+	rereadPause = 250 * time.Millisecond
+)
+
+// readTag reads the present tag and delivers the result. A retryable
+// failure is delivered once (OnUnread tells the person) and the same
+// presence is read again, quietly, up to maxRereads times. It returns only
+// errors that end the PC/SC session.
 func (d *Dev) readTag(ctx context.Context, sc *scard.Context, reader string, p *presence, armedAt time.Time) error {
 	presentAt := p.seenAt
 	if armedAt.After(presentAt) {
@@ -25,7 +35,16 @@ func (d *Dev) readTag(ctx context.Context, sc *scard.Context, reader string, p *
 		return err
 	}
 	s.Reader, s.PresentAt = reader, presentAt
+	reread := p.rereads > 0
+	if Retryable(s.Err) && p.rereads < maxRereads {
+		p.consumed = false
+		p.rereads++
+		p.rereadAt = d.clock.Now().Add(rereadPause)
+	}
 	switch {
+	case s.Err != nil && reread:
+		d.log.Debug("nfc: tag not read again", "reader", reader, "err", s.Err)
+		return nil
 	case s.Err != nil:
 		d.log.Warn("nfc: tag not read", "reader", reader, "err", s.Err)
 	case s.Unidentifiable:

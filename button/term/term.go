@@ -102,6 +102,7 @@ type Source struct {
 	log     *slog.Logger
 
 	toggled map[string]bool // touched by the reader goroutine only
+	texts   chan string     // FromLines: lines that are not keys
 	closing atomic.Bool
 	once    sync.Once
 	wg      sync.WaitGroup
@@ -115,6 +116,30 @@ func New(r io.Reader, o *Options) (*Source, error) {
 	if r == nil {
 		return nil, errors.New("button/term: no input")
 	}
+	s, err := newSource(o)
+	if err != nil {
+		return nil, err
+	}
+	s.in = r
+	if f, ok := r.(*os.File); ok {
+		in, restore, raw, err := prepare(f, o != nil && o.Raw)
+		if err != nil {
+			s.d.Close()
+			return nil, fmt.Errorf("button/term: %s: %w", f.Name(), err)
+		}
+		s.in, s.restore = in, restore
+		s.stop = func() { in.SetReadDeadline(time.Unix(1, 0)) }
+		s.log.Info("button/term: reading keys", "input", f.Name(), "raw", raw, "keys", Describe(s.keys))
+	} else if dl, ok := r.(interface{ SetReadDeadline(time.Time) error }); ok {
+		s.stop = func() { dl.SetReadDeadline(time.Unix(1, 0)) }
+	}
+	s.wg.Add(1)
+	go s.run()
+	return s, nil
+}
+
+// newSource checks o and returns a Source that reads nothing yet.
+func newSource(o *Options) (*Source, error) {
 	if o == nil {
 		o = &Options{}
 	}
@@ -141,30 +166,14 @@ func New(r io.Reader, o *Options) (*Source, error) {
 	if log == nil {
 		log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
-	s := &Source{
+	return &Source{
 		d:       button.NewDebouncer(&bo),
 		keys:    copied,
-		in:      r,
 		stop:    func() {},
 		restore: func() error { return nil },
 		log:     log,
 		toggled: make(map[string]bool),
-	}
-	if f, ok := r.(*os.File); ok {
-		in, restore, raw, err := prepare(f, o.Raw)
-		if err != nil {
-			s.d.Close()
-			return nil, fmt.Errorf("button/term: %s: %w", f.Name(), err)
-		}
-		s.in, s.restore = in, restore
-		s.stop = func() { in.SetReadDeadline(time.Unix(1, 0)) }
-		log.Info("button/term: reading keys", "input", f.Name(), "raw", raw, "keys", Describe(copied))
-	} else if dl, ok := r.(interface{ SetReadDeadline(time.Time) error }); ok {
-		s.stop = func() { dl.SetReadDeadline(time.Unix(1, 0)) }
-	}
-	s.wg.Add(1)
-	go s.run()
-	return s, nil
+	}, nil
 }
 
 // Read returns the next event; once the input has ended, an error wrapping
@@ -198,18 +207,21 @@ func (s *Source) run() {
 			}
 			return
 		}
-		b, ok := s.keys[r]
-		if !ok {
-			continue // Enter, typos: not controls
+		if b, ok := s.keys[r]; ok { // else Enter, typos: not controls
+			s.act(b)
 		}
-		switch b.Action {
-		case Tap:
-			s.d.Tap(b.Control, false)
-		case LongTap:
-			s.d.Tap(b.Control, true)
-		case Toggle:
-			s.toggled[b.Control] = !s.toggled[b.Control]
-			s.d.Set(b.Control, s.toggled[b.Control])
-		}
+	}
+}
+
+// act applies one stroke of a bound key; only the reading goroutine calls it.
+func (s *Source) act(b Binding) {
+	switch b.Action {
+	case Tap:
+		s.d.Tap(b.Control, false)
+	case LongTap:
+		s.d.Tap(b.Control, true)
+	case Toggle:
+		s.toggled[b.Control] = !s.toggled[b.Control]
+		s.d.Set(b.Control, s.toggled[b.Control])
 	}
 }

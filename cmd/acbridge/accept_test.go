@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
@@ -171,13 +170,7 @@ func TestDoctorSimulated(t *testing.T) {
 // Each finding comes with its fix; --json gives the same as a report.
 func TestDoctorFindsTheKeystoreMode(t *testing.T) {
 	vpcdtest.Require(t)
-	sim, err := accept.NewSim(context.Background(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sim.Close()
-	var o accept.Options
-	sim.Apply(&o)
+	sim, o := doctorSim(t)
 	if err := os.Chmod(sim.KeystorePath(), 0o644); err != nil {
 		t.Fatal(err)
 	}

@@ -45,6 +45,7 @@ type parts struct {
 	mic     *audio.Mic
 	speaker audio.Sink
 	token   string
+	texts   <-chan string // typed turns from standard input; nil: none
 	closers []func() error
 	wg      sync.WaitGroup
 }
@@ -55,17 +56,23 @@ func newLogger(c config.Log, w io.Writer) *slog.Logger {
 	var lv slog.Level
 	lv.UnmarshalText([]byte(c.Level))
 	opts := &slog.HandlerOptions{Level: lv}
+	var h slog.Handler = slog.NewTextHandler(w, opts)
 	if c.Format == "json" {
-		return slog.New(slog.NewJSONHandler(w, opts))
+		h = slog.NewJSONHandler(w, opts)
 	}
-	return slog.New(slog.NewTextHandler(w, opts))
+	// Rate-limited whatever an agent makes the daemon say, so that it stays
+	// far below journald's per-unit limit; the audit log is not (see
+	// auditLogger).
+	return slog.New(journallog.Limit(h, nil))
 }
 
 // build opens everything the configuration names. Devices that are absent
 // now are not errors: their modality stays out of sessions until they come.
 // Configuration that cannot work (a bad keystore, a bad token file, a button
 // that cannot be opened) is.
-func build(ctx context.Context, cfg *config.Config, e *env, log *slog.Logger) (*parts, error) {
+// lines, if not nil, is standard input read by run --stdin-text (see
+// stdinControls).
+func build(ctx context.Context, cfg *config.Config, e *env, log *slog.Logger, lines <-chan string) (*parts, error) {
 	p := &parts{log: log, led: button.NopIndicator{}}
 	fail := func(err error) (*parts, error) {
 		p.close()
@@ -129,9 +136,20 @@ func build(ctx context.Context, cfg *config.Config, e *env, log *slog.Logger) (*
 	spk := &lazySpeaker{opts: audio.SpeakerOptions{Device: cfg.Audio.Speaker, Logger: log.With("part", "audio")}, log: log}
 	p.speaker = spk
 	p.closers = append(p.closers, spk.Close)
-	srcs, err := openButtons(cfg, e, log)
+	btnCfg, keys, texts, err := stdinControls(cfg, lines, log)
 	if err != nil {
 		return fail(err)
+	}
+	p.texts = texts
+	srcs, err := openButtons(btnCfg, e, log)
+	if err != nil {
+		if keys != nil {
+			keys.Close()
+		}
+		return fail(err)
+	}
+	if keys != nil {
+		srcs = append(srcs, keys)
 	}
 	if cfg.Kiosk.Listen != "" {
 		k, err := kiosk.New(&kiosk.Options{Listen: cfg.Kiosk.Listen, TextBox: cfg.Kiosk.TextBox, Logger: log.With("part", "kiosk")})
@@ -208,7 +226,6 @@ func cameraAttached(device string) func() bool {
 func openButtons(cfg *config.Config, e *env, log *slog.Logger) ([]button.Source, error) {
 	var lines []gpio.Line
 	evdevs := map[string]*evdev.Options{}
-	termKeys := map[rune]term.Binding{}
 	var srcs []button.Source
 	for _, b := range cfg.Buttons {
 		bo := button.Options{Debounce: b.Debounce.Duration, LongPress: b.LongPress.Duration, Logger: log.With("part", "button")}
@@ -231,12 +248,6 @@ func openButtons(cfg *config.Config, e *env, log *slog.Logger) ([]button.Source,
 				evdevs[id] = o
 			}
 			o.Keys[code] = b.Control
-		case "terminal":
-			action := term.Tap
-			if b.Control == button.Talk {
-				action = term.Toggle
-			}
-			termKeys[[]rune(b.Char)[0]] = term.Binding{Control: b.Control, Action: action}
 		}
 	}
 	if len(lines) > 0 {
@@ -253,7 +264,7 @@ func openButtons(cfg *config.Config, e *env, log *slog.Logger) ([]button.Source,
 		}
 		srcs = append(srcs, s)
 	}
-	if len(termKeys) > 0 {
+	if termKeys := terminalKeys(cfg); len(termKeys) > 0 {
 		s, err := term.New(e.Stdin, &term.Options{Keys: termKeys, Button: button.Options{Logger: log.With("part", "button")}})
 		if err != nil {
 			return closeAll(srcs, err)
@@ -345,12 +356,21 @@ func bridgeOptions(cfg *config.Config, p *parts, e *env, onState func(bridge.Sta
 }
 
 // auditLogger writes the privacy audit to the journal with one field per
-// attribute when running under systemd, and to the daemon's log otherwise.
+// attribute when running under systemd, and to the daemon's log otherwise;
+// either way past the daemon log's rate limit. Audit lines are never
+// dropped: they are one per observation sent (a physical action each), the
+// rest of the daemon's log is limited to a fraction of journald's per-unit
+// budget, and the unit turns journald's rate limit off for the service
+// (LogRateLimitIntervalSec=0 in acbridge.service).
 func auditLogger(log *slog.Logger) *slog.Logger {
 	if journallog.Available() {
 		return slog.New(journallog.New(slog.LevelInfo)).With("log", "audit")
 	}
-	return log.With("log", "audit")
+	h := log.Handler()
+	if l, ok := h.(*journallog.LimitHandler); ok {
+		h = l.Unlimited()
+	}
+	return slog.New(h).With("log", "audit")
 }
 
 // lazySpeaker opens the speaker when the first audio arrives, so that a

@@ -13,7 +13,7 @@ import (
 )
 
 func init() {
-	register(command{name: "devices", summary: "list the hardware acbridge can use (NFC readers, ...)", run: runDevices})
+	register(command{name: "devices", summary: "list the hardware acbridge can use: NFC readers, cameras, microphones, speakers", run: runDevices})
 	registerDeviceSection(deviceSection{order: 10, name: "nfc", title: "NFC readers (PC/SC)", list: listNFCReaders})
 }
 

@@ -21,7 +21,7 @@ func init() {
 }
 
 func runRun(ctx context.Context, e *env, args []string) int {
-	fs := newFlagSet(e, "run", "[--config FILE] [--check-config] [--agent URL] [--allow-insecure-local] [--log-level LEVEL] [--log-format text|json]")
+	fs := newFlagSet(e, "run", "[--config FILE] [--check-config] [--agent URL] [--allow-insecure-local] [--log-level LEVEL] [--log-format text|json] [--stdin-text]")
 	path := fs.String("config", config.DefaultPath, "configuration `file`")
 	check := fs.Bool("check-config", false, "validate the configuration, print a summary and exit")
 	agentURL := fs.String("agent", "", "agent base `URL` (overrides agent.url)")
@@ -91,7 +91,7 @@ func runGeneration(ctx context.Context, cfg *config.Config, e *env, hup <-chan o
 	log := newLogger(cfg.Log, e.Stderr)
 	gctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	p, err := build(gctx, cfg, e, log)
+	p, err := build(gctx, cfg, e, log, texts)
 	if err != nil {
 		return false, err
 	}
@@ -107,9 +107,9 @@ func runGeneration(ctx context.Context, cfg *config.Config, e *env, hup <-chan o
 	}
 	opts := bridgeOptions(cfg, p, e, onState)
 	opts.Speak = speak
-	opts.Texts = texts
+	opts.Texts = p.texts
 	if p.kiosk != nil && cfg.Kiosk.TextBox {
-		opts.Texts = mergeTexts(gctx, texts, p.kiosk.Texts())
+		opts.Texts = mergeTexts(gctx, p.texts, p.kiosk.Texts())
 	}
 	b := bridge.New(opts)
 	// READY once the devices are open: the network may come later, and the

@@ -197,36 +197,17 @@ var (
 )
 
 func TestRunDaemonEndToEnd(t *testing.T) {
-	vpcdtest.Require(t)
 	dir := t.TempDir()
-	ag := &procAgent{t: t, log: &bridge.Transcript{}}
-	ag.start()
-	defer ag.stop()
-	d := startDaemon(t, dir, ag.addr)
-	d.wait(d.out, "you can use: tag scan, photo]", 1)
-	card := vpcd.New(vpcd.DefaultAddr)
-	defer card.Close()
+	d, ag, card := startNFCDaemon(t, dir)
 	ctx := context.Background()
 	uid := []byte{0x04, 0xC4, 0x7A, 0x12, 0xE5, 0x00, 0x99}
 	const uidHex = "04C47A12E50099"
 
-	// tap presses scan until the reader arms (after a pcscd restart the
-	// session may first be renegotiated without nfc), then taps the card.
+	// tap arms the reader, then taps the card.
 	armed := 0
 	tap := func() {
 		t.Helper()
-		for deadline := time.Now().Add(15 * time.Second); ; {
-			d.press(keyS)
-			ctx, cancel := context.WithTimeout(ctx, 500*time.Millisecond)
-			err := d.out.Wait(ctx, "[reader armed", armed+1)
-			cancel()
-			if err == nil {
-				break
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("the reader never armed:\n%s", d.out.String())
-			}
-		}
+		d.armScan(armed + 1)
 		armed++
 		if err := card.Insert(ctx, uid); err != nil {
 			t.Fatal(err)

@@ -91,8 +91,13 @@ func runScan(ctx context.Context, e *env, args []string) int {
 	defer func() { dev.Close(); <-runDone }()
 
 	p := scanPrinter{out: stdout, errw: stderr, json: *asJSON}
+	// A tag pulled away mid-read leaves the window open: say so and wait
+	// for it to come back, as the daemon does.
+	unread := &nfc.ScanOptions{OnUnread: func(err error) {
+		fmt.Fprintf(stderr, "%s (%v)\n", nfc.UnreadNotice, err)
+	}}
 	for {
-		s, err := dev.Scan(ctx, *window)
+		s, err := dev.ScanWith(ctx, *window, unread)
 		switch {
 		case errors.Is(err, nfc.ErrNoTag):
 			if *once {

@@ -53,17 +53,26 @@ func scanRig(t *testing.T) (*vpcd.Card, *keystore.Store, string) {
 func waitReaderEmpty(t *testing.T) {
 	t.Helper()
 	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-		infos, err := nfc.ListReaders(context.Background())
-		if err != nil {
-			continue
-		}
-		for _, in := range infos {
-			if in.Name == vpcdtest.Reader && !in.TagPresent {
-				return
-			}
+		if !tagPresent() {
+			return
 		}
 	}
 	t.Fatal("the tag stayed on the reader")
+}
+
+// tagPresent reports whether pcscd sees a tag on the vpcd reader (true
+// when it cannot tell).
+func tagPresent() bool {
+	infos, err := nfc.ListReaders(context.Background())
+	if err != nil {
+		return true
+	}
+	for _, in := range infos {
+		if in.Name == vpcdtest.Reader {
+			return in.TagPresent
+		}
+	}
+	return true
 }
 
 func TestScanOnceJSON(t *testing.T) {
@@ -207,4 +216,45 @@ func TestDevicesSectionError(t *testing.T) {
 		}
 	}()
 	registerDeviceSection(deviceSection{name: "broken"})
+}
+
+// A tag pulled away while it is read ("scard: Transaction failed") does
+// not end `scan --once`: it says so, stays armed, and prints the tag when
+// it comes back.
+func TestScanOncePulledAwayStaysArmed(t *testing.T) {
+	card, store, path := scanRig(t)
+	card.PullAwayOnRead(1)
+	if err := card.Insert(context.Background(), scanCanary); err != nil {
+		t.Fatal(err)
+	}
+	// Once pcscd saw the failed read take the card off, tap it again.
+	retapped := make(chan error, 1)
+	go func() {
+		for deadline := time.Now().Add(10 * time.Second); card.Commands() == 0 || tagPresent(); time.Sleep(20 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				retapped <- fmt.Errorf("the card was never read, or never left the reader")
+				return
+			}
+		}
+		retapped <- card.Insert(context.Background(), scanCanary)
+	}()
+	code, out, errs := run(t, "scan", "--once", "--json", "--keystore", path, "--window", "15s")
+	if err := <-retapped; err != nil {
+		t.Fatal(err)
+	}
+	if code != 0 {
+		t.Fatalf("exit %d\nstdout %s\nstderr %s", code, out, errs)
+	}
+	if !strings.Contains(errs, "couldn't read the tag — hold it still") || !strings.Contains(errs, "left the reader") {
+		t.Errorf("stderr does not tell about the failed read:\n%s", errs)
+	}
+	obs, err := protocol.CheckObservationJSON([]byte(strings.TrimSpace(out)), []protocol.Modality{protocol.NFC})
+	if err != nil || *obs.Object != store.Object(defaultScanScope, scanCanary) {
+		t.Fatalf("observation %s: %v", out, err)
+	}
+	assertNoScanCanary(t, "stdout", out)
+	assertNoScanCanary(t, "stderr", errs)
+	if got := card.Commands(); got != 2 {
+		t.Errorf("card got %d commands, want 2 GET DATA", got)
+	}
 }

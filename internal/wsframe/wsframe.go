@@ -69,9 +69,12 @@ func CloseStatus(err error) websocket.StatusCode {
 
 // Close closes c with the status for err and a reason naming only its code.
 func Close(c *websocket.Conn, err error) error {
-	reason := "protocol error"
+	return c.Close(CloseStatus(err), closeReason(err))
+}
+
+func closeReason(err error) string {
 	if codes := protocol.Codes(err); len(codes) > 0 {
-		reason = codes[0]
+		return codes[0]
 	}
-	return c.Close(CloseStatus(err), reason)
+	return "protocol error"
 }

@@ -24,6 +24,8 @@ type Reader struct {
 	mu      sync.Mutex
 	uid     []byte // tag on the reader, nil if none
 	fresh   bool   // the tag has not been delivered yet
+	pulled  int    // taps pulled away mid-read, not yet reported
+	armed   int    // Scans waiting
 	changed chan struct{}
 	present bool
 }
@@ -46,6 +48,19 @@ func (r *Reader) Remove() {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.uid, r.fresh = nil, false
+	r.signal()
+}
+
+// PullAway is a tap whose tag left the field mid-read: an armed window
+// reports it (nfc.ErrTagLost) through ScanOptions.OnUnread and stays open,
+// as nfc.Dev does. Outside a window it does nothing.
+func (r *Reader) PullAway() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.armed == 0 {
+		return
+	}
+	r.pulled++
 	r.signal()
 }
 
@@ -77,13 +92,34 @@ func (r *Reader) Status() nfc.Status {
 
 // Scan arms the reader for window and returns the first tag tapped in it.
 func (r *Reader) Scan(ctx context.Context, window time.Duration) (nfc.Scan, error) {
+	return r.ScanWith(ctx, window, nil)
+}
+
+// ScanWith is Scan with options.
+func (r *Reader) ScanWith(ctx context.Context, window time.Duration, o *nfc.ScanOptions) (nfc.Scan, error) {
 	timer := time.NewTimer(window)
 	defer timer.Stop()
+	r.mu.Lock()
+	r.armed++
+	r.mu.Unlock()
+	defer func() {
+		r.mu.Lock()
+		r.armed--
+		r.mu.Unlock()
+	}()
 	for {
 		r.mu.Lock()
 		if !r.present {
 			r.mu.Unlock()
 			return nfc.Scan{}, nfc.ErrNoReader
+		}
+		if r.pulled > 0 {
+			r.pulled--
+			r.mu.Unlock()
+			if o != nil && o.OnUnread != nil {
+				o.OnUnread(nfc.ErrTagLost)
+			}
+			continue
 		}
 		if r.uid != nil && r.fresh {
 			r.fresh = false

@@ -11,6 +11,7 @@ import (
 	"net"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // Addresses and reader names of the two slots the Debian vpcd driver
@@ -53,6 +54,7 @@ type Card struct {
 	mu      sync.Mutex
 	closed  bool
 	refuse  uint16 // status word answered to GET DATA; 0 answers the UID
+	pullN   int    // commands still to be answered by leaving the field
 	session *session
 }
 
@@ -172,6 +174,17 @@ func (c *Card) RefuseGetData(sw uint16) {
 	c.mu.Unlock()
 }
 
+// PullAwayOnRead makes the next n command APDUs (GET DATA) go unanswered:
+// the card resets the connection instead, as a tag pulled out of the field
+// mid-read, so pcscd reports the transaction as failed ("scard:
+// Transaction failed") and the card as gone. Zero
+// restores normal answers.
+func (c *Card) PullAwayOnRead(n int) {
+	c.mu.Lock()
+	c.pullN = max(n, 0)
+	c.mu.Unlock()
+}
+
 // Commands returns how many command APDUs (such as GET DATA) the card has
 // answered since New: tests use it to prove a UID was not even read.
 func (c *Card) Commands() int { return int(c.commands.Load()) }
@@ -217,13 +230,33 @@ func (c *Card) serve(s *session) {
 		default:
 			c.commands.Add(1)
 			c.mu.Lock()
-			refuse := c.refuse
+			refuse, pull := c.refuse, c.pullN > 0
+			if pull {
+				c.pullN--
+			}
 			c.mu.Unlock()
+			if pull {
+				pullAway(s.conn)
+				return
+			}
 			rsp = answer(msg, s.uid, refuse)
 		}
 		if err := writeMsg(s.conn, rsp); err != nil {
 			return
 		}
+	}
+}
+
+// pullAway fails the driver's read of an answer, as a tag leaving the field
+// mid-read fails a reader's: it announces an answer and then resets the
+// connection. (An orderly close, or a reset before the length, reaches
+// pcscd as an empty answer instead: the driver reads those as length 0.)
+// The pause lets the driver take the length before the reset arrives.
+func pullAway(conn net.Conn) {
+	_, _ = conn.Write([]byte{0, 2})
+	time.Sleep(20 * time.Millisecond)
+	if tc, ok := conn.(*net.TCPConn); ok {
+		_ = tc.SetLinger(0)
 	}
 }
 

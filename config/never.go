@@ -1,0 +1,72 @@
+package config
+
+import (
+	"fmt"
+	"net"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// maxGPIOLine bounds a GPIO line offset: the kernel counts a chip's lines
+// in 16 bits (struct gpio_chip.ngpio), so no chip has a line above it.
+const maxGPIOLine = 65535
+
+// maxLongPress bounds button long_press: a cancel nobody can hold long
+// enough is no cancel at all.
+const maxLongPress = 30 * time.Second
+
+// validateNeverWorks reports settings that pass the per-key checks but can
+// never work at run time, so --check-config and start-up refuse them
+// instead of the daemon failing forever afterwards (issue #21 item 8).
+func (c *Config) validateNeverWorks(add func(format string, a ...any)) {
+	if u, err := url.Parse(c.Agent.URL); err == nil && c.Agent.URL != "" {
+		if u.Fragment != "" || strings.Contains(c.Agent.URL, "#") {
+			add("agent.url must not carry a #fragment: it is never sent to the agent; remove it")
+		}
+		// The client's local-development policy allows plain http only to
+		// loopback; an address literal elsewhere is refused on every dial.
+		// Host names are left to the dial-time check: they may resolve to
+		// loopback.
+		if ip := net.ParseIP(u.Hostname()); u.Scheme == "http" && ip != nil && !ip.IsLoopback() {
+			add("agent.url: http is allowed only to a loopback address (127.0.0.1, ::1, localhost), not %s; use https", clip(u.Hostname()))
+		}
+	}
+	seen := map[string]bool{}
+	for _, m := range c.Modalities.Enabled {
+		if seen[m] {
+			add("modalities.enabled lists %q more than once (every session.start would be refused); list each modality once", clip(m))
+		}
+		seen[m] = true
+	}
+	if len(c.Audio.TTSCommand) > 0 && strings.TrimSpace(c.Audio.TTSCommand[0]) == "" {
+		add("audio.tts_command: the first element must name the program to run; use [] for no local TTS")
+	}
+	for i, a := range c.Audio.TTSCommand {
+		if strings.ContainsRune(a, 0) {
+			add("audio.tts_command[%d] contains a NUL character, which no program argument can carry", i)
+		}
+	}
+	if c.LED.Chip != "" && (c.LED.Line < 0 || c.LED.Line > maxGPIOLine) {
+		add("led.line must be between 0 and %d", maxGPIOLine)
+	}
+	for i, b := range c.Buttons {
+		key := fmt.Sprintf("button[%d]", i)
+		if b.Source == "gpio" && b.Line > maxGPIOLine {
+			add("%s.line must be between 0 and %d (a GPIO line offset)", key, maxGPIOLine)
+		}
+		if b.LongPress.Duration < 0 || b.LongPress.Duration > maxLongPress {
+			add("%s.long_press must be between 0 and %s", key, maxLongPress)
+		}
+		if b.Control == "cancel" && b.Source == "terminal" {
+			add("%s: a terminal key cannot be the cancel button: terminal keys only tap and cancel acts on a long press; use a gpio or evdev button (the terminal's own C key is a long cancel)", key)
+		}
+	}
+}
+
+// validPort reports whether s is a numeric TCP port a listener can bind.
+func validPort(s string) bool {
+	n, err := strconv.Atoi(s)
+	return err == nil && n >= 0 && n <= 65535
+}

@@ -1,0 +1,32 @@
+// Package ratelimit is the token bucket behind every budget a peer or a
+// flood must not exceed (WebSocket pings, the daemon's log lines).
+package ratelimit
+
+import "time"
+
+// Bucket holds up to Burst tokens and refills at Rate a second; it starts
+// full. It is not safe for concurrent use: its owner holds a lock around
+// it, usually with other state.
+type Bucket struct {
+	burst, rate float64
+	tokens      float64
+	last        time.Time
+}
+
+// New returns a full bucket; burst and rate must be positive.
+func New(burst, rate float64) Bucket {
+	return Bucket{burst: burst, rate: rate, tokens: burst}
+}
+
+// Take takes one token at time now and reports whether there was one.
+func (b *Bucket) Take(now time.Time) bool {
+	if !b.last.IsZero() {
+		b.tokens = min(b.burst, b.tokens+now.Sub(b.last).Seconds()*b.rate)
+	}
+	b.last = now
+	if b.tokens < 1 {
+		return false
+	}
+	b.tokens--
+	return true
+}
