@@ -15,6 +15,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/agentcall/acbridge/internal/hostileagent"
+	"github.com/agentcall/acbridge/nfc/vpcd"
+	"github.com/agentcall/acbridge/nfc/vpcd/vpcdtest"
 )
 
 // Issue #21 against the real daemon: `acbridge run` as a process, the
@@ -228,6 +230,46 @@ func TestHostileCaseKeys(t *testing.T) {
 		t.Errorf("JPEG bytes appear in the daemon's output")
 	}
 	t.Logf("stdout %d bytes, stderr %d bytes, speech %d bytes", len(stdout), len(stderr), len(speech))
+}
+
+// A tag tapped with a hostile agent connected: the raw UID never reaches
+// the agent, the screen, the logs or the speaker; the alias does reach the
+// agent.
+func TestHostileTagCanary(t *testing.T) {
+	vpcdtest.Require(t)
+	t.Parallel()
+	ag, addr := serveHostile(t, hostileagent.CaseKeys)
+	dir := t.TempDir()
+	spoken, tts := ttsConfig(dir)
+	d := startDaemon(t, dir, addr, tts...)
+	d.wait(d.out, "you can use: tag scan", 1)
+	card := vpcd.New(vpcd.DefaultAddr)
+	defer card.Close()
+	uid := []byte{0x04, 0xCA, 0x4A, 0x21, 0x55, 0x1D, 0x0E} // the canary
+	d.tap(card, uid)
+	d.wait(d.out, "[tag sent]", 1)
+	card.Remove()
+	if waitAny(10*time.Second, func() string { return strings.Join(ag.Types(), " ") }, "user.observation") == "" {
+		t.Fatalf("no observation reached the agent: %q", compact(ag.Types()))
+	}
+	time.Sleep(500 * time.Millisecond) // the agent's answer, and its speech
+	var wire strings.Builder
+	for _, m := range ag.Messages() {
+		wire.Write(m)
+	}
+	if !strings.Contains(wire.String(), `"objectRef":"urn:agentcall:object:`) {
+		t.Errorf("the observation carries no alias: %.300s", wire.String())
+	}
+	speech, _ := os.ReadFile(spoken)
+	hex := fmt.Sprintf("%X", uid)
+	forms := []string{hex, strings.ToLower(hex), string(uid), fmt.Sprintf("% X", uid), strings.ReplaceAll(fmt.Sprintf("% X", uid), " ", ":")}
+	for name, s := range map[string]string{"the wire": wire.String(), "stdout": d.out.String(), "stderr": d.err.String(), "speech": string(speech)} {
+		for _, f := range forms {
+			if strings.Contains(s, f) || strings.Contains(strings.ToLower(s), strings.ToLower(f)) {
+				t.Errorf("%s carries the tag UID as %q", name, f)
+			}
+		}
+	}
 }
 
 // Control characters from the agent never reach the terminal or the

@@ -96,6 +96,28 @@ func (d *daemonProc) press(code uint16) {
 	}
 }
 
+// tap presses scan until the reader arms (after a pcscd restart the
+// session may first be renegotiated without nfc), then taps uid on card.
+func (d *daemonProc) tap(card *vpcd.Card, uid []byte) {
+	d.t.Helper()
+	armed := strings.Count(d.out.String(), "[reader armed")
+	for deadline := time.Now().Add(15 * time.Second); ; {
+		d.press(keyS)
+		ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
+		err := d.out.Wait(ctx, "[reader armed", armed+1)
+		cancel()
+		if err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			d.t.Fatalf("the reader never armed:\n%s", d.out.String())
+		}
+	}
+	if err := card.Insert(context.Background(), uid); err != nil {
+		d.t.Fatal(err)
+	}
+}
+
 func (d *daemonProc) say(text string) {
 	if _, err := io.WriteString(d.stdin, text+"\n"); err != nil {
 		d.t.Fatal(err)
@@ -185,28 +207,7 @@ func TestRunDaemonEndToEnd(t *testing.T) {
 	uid := []byte{0x04, 0xC4, 0x7A, 0x12, 0xE5, 0x00, 0x99}
 	const uidHex = "04C47A12E50099"
 
-	// tap presses scan until the reader arms (after a pcscd restart the
-	// session may first be renegotiated without nfc), then taps the card.
-	armed := 0
-	tap := func() {
-		t.Helper()
-		for deadline := time.Now().Add(15 * time.Second); ; {
-			d.press(keyS)
-			ctx, cancel := context.WithTimeout(ctx, 500*time.Millisecond)
-			err := d.out.Wait(ctx, "[reader armed", armed+1)
-			cancel()
-			if err == nil {
-				break
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("the reader never armed:\n%s", d.out.String())
-			}
-		}
-		armed++
-		if err := card.Insert(ctx, uid); err != nil {
-			t.Fatal(err)
-		}
-	}
+	tap := func() { d.tap(card, uid) }
 
 	// press + tap → the agent received the alias observation.
 	tap()
