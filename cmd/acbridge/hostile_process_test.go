@@ -48,6 +48,18 @@ func serveHostile(t *testing.T, mode hostileagent.Mode) (*hostileagent.Agent, st
 	return a, ln.Addr().String()
 }
 
+// hostileDaemon serves a hostile agent in mode and starts the daemon against
+// it, its speech going to a file; it returns once the daemon is connected.
+func hostileDaemon(t *testing.T, mode hostileagent.Mode) (ag *hostileagent.Agent, d *daemonProc, spoken string) {
+	t.Helper()
+	ag, addr := serveHostile(t, mode)
+	dir := t.TempDir()
+	spoken, tts := ttsConfig(dir)
+	d = startDaemon(t, dir, addr, tts...)
+	d.wait(d.out, "you can use:", 1)
+	return ag, d, spoken
+}
+
 // ttsConfig makes the daemon's speech a file the test can read.
 func ttsConfig(dir string) (path string, config []string) {
 	path = filepath.Join(dir, "spoken.txt")
@@ -212,11 +224,7 @@ func TestHostileFlood(t *testing.T) {
 // never answered.
 func TestHostileCaseKeys(t *testing.T) {
 	t.Parallel()
-	ag, addr := serveHostile(t, hostileagent.CaseKeys)
-	dir := t.TempDir()
-	spoken, tts := ttsConfig(dir)
-	d := startDaemon(t, dir, addr, tts...)
-	d.wait(d.out, "you can use:", 1)
+	ag, d, spoken := hostileDaemon(t, hostileagent.CaseKeys)
 	d.say("what are you hiding?")
 	got := waitAny(15*time.Second, d.out.String, "visible failure", "[not connected")
 	time.Sleep(500 * time.Millisecond) // the rest of the run, and its speech
@@ -265,10 +273,7 @@ func TestHostileCaseKeys(t *testing.T) {
 func TestHostileTagCanary(t *testing.T) {
 	vpcdtest.Require(t)
 	t.Parallel()
-	ag, addr := serveHostile(t, hostileagent.CaseKeys)
-	dir := t.TempDir()
-	spoken, tts := ttsConfig(dir)
-	d := startDaemon(t, dir, addr, tts...)
+	ag, d, spoken := hostileDaemon(t, hostileagent.CaseKeys)
 	d.wait(d.out, "you can use: tag scan", 1)
 	card := vpcd.New(vpcd.DefaultAddr)
 	defer card.Close()
@@ -303,11 +308,7 @@ func TestHostileTagCanary(t *testing.T) {
 // speaker; the forged status line never starts a line.
 func TestHostileControls(t *testing.T) {
 	t.Parallel()
-	_, addr := serveHostile(t, hostileagent.Controls)
-	dir := t.TempDir()
-	spoken, tts := ttsConfig(dir)
-	d := startDaemon(t, dir, addr, tts...)
-	d.wait(d.out, "you can use:", 1)
+	_, d, spoken := hostileDaemon(t, hostileagent.Controls)
 	d.say("show me your colours")
 	// The run ends with a pending request; a client may also refuse the
 	// whole run and reconnect. Either way the output is checked.
@@ -359,9 +360,7 @@ func controls(s string) []string {
 // spends little CPU on it, however often the agent does it.
 func TestHostileHugeFrame(t *testing.T) {
 	t.Parallel()
-	ag, addr := serveHostile(t, hostileagent.HugeFrame)
-	d := startDaemon(t, t.TempDir(), addr)
-	d.wait(d.out, "you can use:", 1)
+	ag, d, _ := hostileDaemon(t, hostileagent.HugeFrame)
 	share, err := cpuShare(d.cmd.Process.Pid, 10*time.Second)
 	if err != nil {
 		t.Fatal(err)
@@ -397,9 +396,7 @@ func TestHostileHugeFrame(t *testing.T) {
 // A ping flood costs the daemon little CPU.
 func TestHostilePingFlood(t *testing.T) {
 	t.Parallel()
-	ag, addr := serveHostile(t, hostileagent.PingFlood)
-	d := startDaemon(t, t.TempDir(), addr)
-	d.wait(d.out, "you can use:", 1)
+	ag, d, _ := hostileDaemon(t, hostileagent.PingFlood)
 	share, err := cpuShare(d.cmd.Process.Pid, 10*time.Second)
 	if err != nil {
 		t.Fatal(err)

@@ -134,10 +134,7 @@ func TestDropClosesAfterEstablished(t *testing.T) {
 // Flood never completes and ignores response.cancel: deltas keep coming.
 func TestFloodIgnoresCancel(t *testing.T) {
 	t.Parallel()
-	a, srv := serve(t, Flood)
-	c := dialRaw(t, srv)
-	c.start()
-	c.text(`{"type":"user.turn","turn":1,"text":"go"}`)
+	a, c := turn(t, Flood)
 	if ev := c.event(2); ev["type"] != "run.started" {
 		t.Fatalf("got %v", ev)
 	}
@@ -171,10 +168,7 @@ func TestFloodIgnoresCancel(t *testing.T) {
 // hidden payloads.
 func TestCaseKeysHideBehindCaseVariants(t *testing.T) {
 	t.Parallel()
-	_, srv := serve(t, CaseKeys)
-	c := dialRaw(t, srv)
-	c.start()
-	c.text(`{"type":"user.turn","turn":1,"text":"go"}`)
+	_, c := turn(t, CaseKeys)
 	type folded struct {
 		Type, Text, Prompt, SpokenPrompt, Code string
 	}
@@ -218,10 +212,7 @@ func TestCaseKeysHideBehindCaseVariants(t *testing.T) {
 // spoken string, and the events stay schema-valid.
 func TestControlsCarryTerminalControls(t *testing.T) {
 	t.Parallel()
-	_, srv := serve(t, Controls)
-	c := dialRaw(t, srv)
-	c.start()
-	c.text(`{"type":"user.turn","turn":1,"text":"go"}`)
+	_, c := turn(t, Controls)
 	fields := map[string]int{}
 	for i := range 5 {
 		f := c.frame()
