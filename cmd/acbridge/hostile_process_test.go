@@ -79,6 +79,16 @@ func waitAny(d time.Duration, f func() string, subs ...string) string {
 	return ""
 }
 
+func count(list []string, v string) int {
+	n := 0
+	for _, s := range list {
+		if s == v {
+			n++
+		}
+	}
+	return n
+}
+
 // since formats the time an event took, "never" for zero.
 func since(d time.Duration) string {
 	if d == 0 {
@@ -126,9 +136,10 @@ func TestHostileFlood(t *testing.T) {
 		// detector, whose runtime alone takes more than 64 MiB: what the
 		// flood may add to the idle RSS, shadow memory included.
 		raceGrowthBound = 48 << 10
-		// maxFloodLogLines: start-up, a session or two, a run, its cancel.
-		maxFloodLogLines = 100
-		killBound        = 512 << 10 // KiB: stop a runaway daemon before it hurts the machine
+		// maxLogLinesPerSession: established, a run, its cancel, the end,
+		// the reconnect (start-up has 20 more).
+		maxLogLinesPerSession = 10
+		killBound             = 512 << 10 // KiB: stop a runaway daemon before it hurts the machine
 	)
 	ag, addr := serveHostile(t, hostileagent.Flood)
 	d := newDaemon(t, t.TempDir(), addr)
@@ -139,8 +150,20 @@ func TestHostileFlood(t *testing.T) {
 	pid := d.cmd.Process.Pid
 	d.wait(d.out, "you can use:", 1)
 	idle, _, _ := memKiB(pid)
-	d.say("hello flood")
 
+	// Every session the daemon opens gets a flood of its own: the budget
+	// that ends one must end the next, and memory must not pile up across
+	// them, for the whole time.
+	var typedAt time.Time
+	floods := func() int { return count(ag.Types(), "user.turn") }
+	retype := func() {
+		_, _, tail, _ := out.stats()
+		connected := strings.LastIndex(tail, "[connected to ") > strings.LastIndex(tail, "[not connected")
+		if connected && floods() < ag.Connections() && time.Since(typedAt) > 300*time.Millisecond {
+			d.say("hello flood")
+			typedAt = time.Now()
+		}
+	}
 	flood := floodSeconds(t)
 	var peak int64
 	var cancelAt, endAt time.Duration
@@ -163,6 +186,7 @@ func TestHostileFlood(t *testing.T) {
 		}
 		peak = max(peak, rss, hwm)
 		ended()
+		retype()
 		if killed = rss > killBound; killed {
 			d.cmd.Process.Kill()
 			break
@@ -189,8 +213,8 @@ func TestHostileFlood(t *testing.T) {
 	}
 	outN, _, outTail, outFound := out.stats()
 	errN, errLines, _, errFound := errs.stats()
-	t.Logf("flood %v of %v: RSS %.1f MiB connected before the flood, peak RSS %.1f MiB (VmHWM), %d text.delta of 4096 chars sent, response.cancel %s, session ended %s, %d connection(s), stdout %d bytes, stderr %d bytes (%d lines)",
-		elapsed.Round(100*time.Millisecond), flood, float64(idle)/1024, float64(peak)/1024, deltas, since(cancelAt), since(endAt),
+	t.Logf("flood %v of %v: RSS %.1f MiB connected before the flood, peak RSS %.1f MiB (VmHWM), %d flood(s) of %d text.delta of 4096 chars in all, first response.cancel %s, first session end %s, %d connection(s), stdout %d bytes, stderr %d bytes (%d lines)",
+		elapsed.Round(100*time.Millisecond), flood, float64(idle)/1024, float64(peak)/1024, floods(), deltas, since(cancelAt), since(endAt),
 		ag.Connections(), outN, errN, errLines)
 	if killed {
 		t.Errorf("the daemon passed %d MiB after %v of flood; killed", killBound>>10, elapsed.Round(100*time.Millisecond))
@@ -211,8 +235,11 @@ func TestHostileFlood(t *testing.T) {
 	// One log line per event would let journald's rate limit drop the
 	// audit lines (issue #21, item 5): a run logs a few lines, not one per
 	// text.delta.
-	if errLines > maxFloodLogLines {
-		t.Errorf("the daemon logged %d lines during the flood; want at most %d (one line per run, not per event)", errLines, maxFloodLogLines)
+	if maxLines := int64(20 + maxLogLinesPerSession*ag.Connections()); errLines > maxLines {
+		t.Errorf("the daemon logged %d lines in %d sessions; want at most %d (a few per run, not one per event)", errLines, ag.Connections(), maxLines)
+	}
+	if flood >= 5*time.Second && floods() < 2 {
+		t.Errorf("%d flood(s): the daemon never opened a second session to flood", floods())
 	}
 	if len(outFound)+len(errFound) > 0 {
 		t.Errorf("canaries in the output: %q %q", outFound, errFound)
