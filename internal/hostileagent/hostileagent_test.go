@@ -346,3 +346,12 @@ func TestCloseEndsConnections(t *testing.T) {
 		t.Fatalf("after Close: %s", resp.Status)
 	}
 }
+
+func TestUnknownModePanics(t *testing.T) {
+	defer func() {
+		if recover() == nil {
+			t.Fatal("New accepted an unknown mode")
+		}
+	}()
+	New(&Options{Mode: "flod"})
+}
