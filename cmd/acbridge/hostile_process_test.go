@@ -141,8 +141,10 @@ func TestHostileCaseKeys(t *testing.T) {
 // the agent, the screen, the logs or the speaker; the alias does reach the
 // agent.
 func TestHostileTagCanary(t *testing.T) {
-	vpcdtest.Require(t)
+	// Parallel first: paused while holding the machine-wide vpcd lock, the
+	// test would block the package's sequential tests that need it.
 	t.Parallel()
+	vpcdtest.Require(t)
 	ag, d, spoken := hostileDaemon(t, hostileagent.CaseKeys)
 	d.wait(d.out, "you can use: tag scan", 1)
 	card := vpcd.New(vpcd.DefaultAddr)
