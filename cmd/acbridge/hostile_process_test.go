@@ -5,14 +5,14 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"slices"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
 	"unicode/utf8"
 
 	"github.com/agentcall/acbridge/internal/hostileagent"
+	"github.com/agentcall/acbridge/nfc/vpcd"
+	"github.com/agentcall/acbridge/nfc/vpcd/vpcdtest"
 )
 
 // Issue #21 against the real daemon: `acbridge run` as a process, the
@@ -32,6 +32,18 @@ func serveHostile(t *testing.T, mode hostileagent.Mode) (*hostileagent.Agent, st
 	t.Helper()
 	a := hostileagent.New(&hostileagent.Options{Mode: mode})
 	return a, hostileagent.Serve(t, a)
+}
+
+// hostileDaemon serves a hostile agent in mode and starts the daemon against
+// it, its speech going to a file; it returns once the daemon is connected.
+func hostileDaemon(t *testing.T, mode hostileagent.Mode) (ag *hostileagent.Agent, d *daemonProc, spoken string) {
+	t.Helper()
+	ag, addr := serveHostile(t, mode)
+	dir := t.TempDir()
+	spoken, tts := ttsConfig(dir)
+	d = startDaemon(t, dir, addr, tts...)
+	d.wait(d.out, "you can use:", 1)
+	return ag, d, spoken
 }
 
 // ttsConfig makes the daemon's speech a file the test can read.
@@ -65,117 +77,12 @@ func waitConnected(p *daemonProc, d time.Duration) bool {
 	return false
 }
 
-// floodSeconds is how long TestHostileFlood floods: 20 s, the issue's
-// figure, unless ACBRIDGE_FLOOD_SECONDS shortens it for a quick local run.
-func floodSeconds(t *testing.T) time.Duration {
-	if s := os.Getenv("ACBRIDGE_FLOOD_SECONDS"); s != "" {
-		n, err := strconv.Atoi(s)
-		if err != nil || n < 1 || n > 25 {
-			t.Fatalf("ACBRIDGE_FLOOD_SECONDS=%q: want whole seconds from 1 to 25", s)
-		}
-		return time.Duration(n) * time.Second
-	}
-	return 20 * time.Second
-}
-
-// A text.delta flood: the daemon's memory stays bounded, it cancels the run,
-// and as the flood goes on it ends the session.
-func TestHostileFlood(t *testing.T) {
-	t.Parallel()
-	const (
-		peakBound = 64 << 10 // KiB: the issue's target
-		// raceGrowthBound applies instead of peakBound under the race
-		// detector, whose runtime alone takes more than 64 MiB: what the
-		// flood may add to the idle RSS, shadow memory included.
-		raceGrowthBound = 48 << 10
-		killBound       = 512 << 10 // KiB: stop a runaway daemon before it hurts the machine
-	)
-	ag, addr := serveHostile(t, hostileagent.Flood)
-	d := newDaemon(t, t.TempDir(), addr)
-	out := newCapped(d.out, 1<<20, canaries...)
-	errs := newCapped(d.err, 1<<20, canaries...)
-	d.cmd.Stdout, d.cmd.Stderr = out, errs
-	d.start()
-	pid := d.cmd.Process.Pid
-	d.wait(d.out, "you can use:", 1)
-	idle, _, _ := memKiB(pid)
-	d.say("hello flood")
-
-	flood := floodSeconds(t)
-	var peak int64
-	var cancelAt, endAt time.Duration
-	start := time.Now()
-	ended := func() bool {
-		types := ag.Types()
-		if cancelAt == 0 && slices.Contains(types, "response.cancel") {
-			cancelAt = time.Since(start)
-		}
-		if endAt == 0 && (slices.Contains(types, "session.end") || slices.ContainsFunc(ag.Conns(), func(c hostileagent.Conn) bool { return c.CloseCode != 0 })) {
-			endAt = time.Since(start)
-		}
-		return endAt != 0
-	}
-	for time.Since(start) < flood {
-		rss, _, err := memKiB(pid)
-		if err != nil {
-			break // the process is gone: reported below
-		}
-		peak = max(peak, rss)
-		ended()
-		if rss > killBound {
-			d.cmd.Process.Kill()
-			t.Errorf("the daemon reached %d MiB after %v; killed", rss>>10, time.Since(start).Round(time.Millisecond))
-			break
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	_, hwm, memErr := memKiB(pid)
-	peak = max(peak, hwm)
-	select {
-	case err := <-d.exited:
-		d.exited <- err
-		t.Errorf("the daemon exited during the flood: %v", err)
-	default:
-	}
-	ended()
-	ag.Close() // finish the connections so their counts are recorded
-	var deltas int64
-	for _, c := range ag.Conns() {
-		deltas += c.Deltas
-	}
-	outN, outTail, outFound := out.stats()
-	errN, _, errFound := errs.stats()
-	t.Logf("flood %v: RSS %.1f MiB connected before the flood, peak RSS %.1f MiB (VmHWM; %v), %d text.delta of 4096 chars sent, response.cancel after %v, session ended after %v, %d connection(s), stdout %d bytes, stderr %d bytes (%d lines)",
-		flood, float64(idle)/1024, float64(peak)/1024, memErr, deltas, cancelAt.Round(time.Millisecond), endAt.Round(time.Millisecond),
-		ag.Connections(), outN, errN, strings.Count(d.err.String(), "\n"))
-	switch {
-	case !raceDetector && peak > peakBound:
-		t.Errorf("peak RSS %.1f MiB > %d MiB", float64(peak)/1024, peakBound>>10)
-	case raceDetector && peak-idle > raceGrowthBound:
-		t.Errorf("under the race detector the flood grew RSS by %.1f MiB (%.1f → %.1f); the bound is %d MiB (64 MiB without it)",
-			float64(peak-idle)/1024, float64(idle)/1024, float64(peak)/1024, raceGrowthBound>>10)
-	}
-	if cancelAt == 0 {
-		t.Errorf("the daemon never sent response.cancel; the agent received %q", compact(ag.Types()))
-	}
-	if endAt == 0 {
-		t.Errorf("the daemon never ended the session (no session.end, no close frame); stdout tail:\n%s", lastLines(outTail, 5))
-	}
-	if len(outFound)+len(errFound) > 0 {
-		t.Errorf("canaries in the output: %q %q", outFound, errFound)
-	}
-}
-
 // Differently cased duplicate keys: nothing hidden behind them reaches the
 // screen, the logs or the speaker, and a hidden interaction.requested is
 // never answered.
 func TestHostileCaseKeys(t *testing.T) {
 	t.Parallel()
-	ag, addr := serveHostile(t, hostileagent.CaseKeys)
-	dir := t.TempDir()
-	spoken, tts := ttsConfig(dir)
-	d := startDaemon(t, dir, addr, tts...)
-	d.wait(d.out, "you can use:", 1)
+	ag, d, spoken := hostileDaemon(t, hostileagent.CaseKeys)
 	d.say("what are you hiding?")
 	got := waitAny(15*time.Second, d.out.String, "visible failure", "[not connected")
 	time.Sleep(500 * time.Millisecond) // the rest of the run, and its speech
@@ -218,18 +125,57 @@ func TestHostileCaseKeys(t *testing.T) {
 	t.Logf("stdout %d bytes, stderr %d bytes, speech %d bytes", len(stdout), len(stderr), len(speech))
 }
 
+// A tag tapped with a hostile agent connected: the raw UID never reaches
+// the agent, the screen, the logs or the speaker; the alias does reach the
+// agent.
+func TestHostileTagCanary(t *testing.T) {
+	// Parallel first: paused while holding the machine-wide vpcd lock, the
+	// test would block the package's sequential tests that need it.
+	t.Parallel()
+	vpcdtest.Require(t)
+	ag, d, spoken := hostileDaemon(t, hostileagent.CaseKeys)
+	d.wait(d.out, "you can use: tag scan", 1)
+	card := vpcd.New(vpcd.DefaultAddr)
+	defer card.Close()
+	uid := []byte{0x04, 0xCA, 0x4A, 0x21, 0x55, 0x1D, 0x0E} // the canary
+	d.tap(card, uid)
+	d.wait(d.out, "[tag sent]", 1)
+	card.Remove()
+	if waitAny(10*time.Second, func() string { return strings.Join(ag.Types(), " ") }, "user.observation") == "" {
+		t.Fatalf("no observation reached the agent: %q", compact(ag.Types()))
+	}
+	time.Sleep(500 * time.Millisecond) // the agent's answer, and its speech
+	var wire strings.Builder
+	for _, m := range ag.Messages() {
+		wire.Write(m)
+	}
+	if !strings.Contains(wire.String(), `"objectRef":"urn:agentcall:object:`) {
+		t.Errorf("the observation carries no alias: %.300s", wire.String())
+	}
+	speech, _ := os.ReadFile(spoken)
+	hex := fmt.Sprintf("%X", uid)
+	forms := []string{hex, strings.ToLower(hex), string(uid), fmt.Sprintf("% X", uid), strings.ReplaceAll(fmt.Sprintf("% X", uid), " ", ":")}
+	for name, s := range map[string]string{"the wire": wire.String(), "stdout": d.out.String(), "stderr": d.err.String(), "speech": string(speech)} {
+		for _, f := range forms {
+			if strings.Contains(s, f) || strings.Contains(strings.ToLower(s), strings.ToLower(f)) {
+				t.Errorf("%s carries the tag UID as %q", name, f)
+			}
+		}
+	}
+}
+
 // Control characters from the agent never reach the terminal or the
 // speaker; the forged status line never starts a line.
 func TestHostileControls(t *testing.T) {
 	t.Parallel()
-	_, addr := serveHostile(t, hostileagent.Controls)
-	dir := t.TempDir()
-	spoken, tts := ttsConfig(dir)
-	d := startDaemon(t, dir, addr, tts...)
-	d.wait(d.out, "you can use:", 1)
+	_, d, spoken := hostileDaemon(t, hostileagent.Controls)
 	d.say("show me your colours")
-	d.wait(d.out, "press SCAN", 1)
-	time.Sleep(500 * time.Millisecond) // speech
+	// The run ends with a pending request; a client may also refuse the
+	// whole run and reconnect. Either way the output is checked.
+	if waitAny(15*time.Second, d.out.String, "press SCAN", "[not connected") == "" {
+		t.Fatalf("the run never showed:\n%s", lastLines(d.out.String(), 5))
+	}
+	time.Sleep(500 * time.Millisecond) // the rest of the run, and its speech
 	stdout := d.out.String()
 	speech, _ := os.ReadFile(spoken)
 	t.Logf("stdout after the run: %q", lastLines(stdout, 6))
@@ -274,9 +220,7 @@ func controls(s string) []string {
 // spends little CPU on it, however often the agent does it.
 func TestHostileHugeFrame(t *testing.T) {
 	t.Parallel()
-	ag, addr := serveHostile(t, hostileagent.HugeFrame)
-	d := startDaemon(t, t.TempDir(), addr)
-	d.wait(d.out, "you can use:", 1)
+	ag, d, _ := hostileDaemon(t, hostileagent.HugeFrame)
 	share, err := cpuShare(d.cmd.Process.Pid, 10*time.Second)
 	if err != nil {
 		t.Fatal(err)
@@ -312,9 +256,7 @@ func TestHostileHugeFrame(t *testing.T) {
 // A ping flood costs the daemon little CPU.
 func TestHostilePingFlood(t *testing.T) {
 	t.Parallel()
-	ag, addr := serveHostile(t, hostileagent.PingFlood)
-	d := startDaemon(t, t.TempDir(), addr)
-	d.wait(d.out, "you can use:", 1)
+	ag, d, _ := hostileDaemon(t, hostileagent.PingFlood)
 	share, err := cpuShare(d.cmd.Process.Pid, 10*time.Second)
 	if err != nil {
 		t.Fatal(err)

@@ -88,6 +88,7 @@ type capped struct {
 
 	mu    sync.Mutex
 	n     int64
+	lines int64
 	tail  []byte
 	found map[string]bool
 }
@@ -105,6 +106,7 @@ func (c *capped) Write(p []byte) (int, error) {
 		c.t.Write(p[:min(int64(len(p)), c.limit-c.n)])
 	}
 	c.n += int64(len(p))
+	c.lines += int64(bytes.Count(p, []byte{'\n'}))
 	// The tail before p is kept long enough to find a watched string split
 	// across two writes.
 	keep := len(c.tail)
@@ -121,8 +123,9 @@ func (c *capped) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// stats returns the bytes written, the tail, and the watched strings seen.
-func (c *capped) stats() (n int64, tail string, found []string) {
+// stats returns the bytes and lines written, the tail, and the watched
+// strings seen.
+func (c *capped) stats() (n, lines int64, tail string, found []string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for _, w := range c.watch {
@@ -130,5 +133,5 @@ func (c *capped) stats() (n int64, tail string, found []string) {
 			found = append(found, w)
 		}
 	}
-	return c.n, string(c.tail), found
+	return c.n, c.lines, string(c.tail), found
 }

@@ -110,6 +110,16 @@ func (d *daemonProc) press(code uint16) {
 	}
 }
 
+// tap presses scan until the reader arms (after a pcscd restart the
+// session may first be renegotiated without nfc), then taps uid on card.
+func (d *daemonProc) tap(card *vpcd.Card, uid []byte) {
+	d.t.Helper()
+	d.armScan(strings.Count(d.out.String(), "[reader armed") + 1)
+	if err := card.Insert(context.Background(), uid); err != nil {
+		d.t.Fatal(err)
+	}
+}
+
 func (d *daemonProc) say(text string) {
 	if _, err := io.WriteString(d.stdin, text+"\n"); err != nil {
 		d.t.Fatal(err)
@@ -203,16 +213,7 @@ func TestRunDaemonEndToEnd(t *testing.T) {
 	uid := []byte{0x04, 0xC4, 0x7A, 0x12, 0xE5, 0x00, 0x99}
 	const uidHex = "04C47A12E50099"
 
-	// tap arms the reader, then taps the card.
-	armed := 0
-	tap := func() {
-		t.Helper()
-		d.armScan(armed + 1)
-		armed++
-		if err := card.Insert(ctx, uid); err != nil {
-			t.Fatal(err)
-		}
-	}
+	tap := func() { d.tap(card, uid) }
 
 	// press + tap → the agent received the alias observation.
 	tap()

@@ -51,7 +51,8 @@ type Options struct {
 	Now func() time.Time
 }
 
-// Conn is what the agent saw of one finished WebSocket connection.
+// Conn is what the agent saw of one WebSocket connection (Conns: finished
+// ones; Live: open ones, so far).
 type Conn struct {
 	// CloseCode is the status of the client's close frame: 1005 when the
 	// frame carried none, 0 when the client sent no close frame at all.
@@ -88,7 +89,8 @@ type Agent struct {
 	done   []Conn
 }
 
-// New returns an agent; o may be nil.
+// New returns an agent; o may be nil. An unknown Mode panics: a typo must
+// not quietly test a well-behaved agent.
 func New(o *Options) *Agent {
 	if o == nil {
 		o = &Options{}
@@ -101,8 +103,12 @@ func New(o *Options) *Agent {
 		now:      o.Now,
 		live:     map[net.Conn]*connState{},
 	}
-	if a.mode == "" {
+	switch a.mode {
+	case "":
 		a.mode = Normal
+	case Normal, Silent, Drop, Flood, CaseKeys, Controls, HugeFrame, PingFlood, CloseAtOnce:
+	default:
+		panic("hostileagent: unknown mode " + string(a.mode))
 	}
 	if a.accepted == nil {
 		a.accepted = []protocol.Modality{protocol.NFC, protocol.Photo}
@@ -192,9 +198,11 @@ func (a *Agent) serveAGUI(w http.ResponseWriter, r *http.Request) {
 	a.live[nc] = st
 	a.mu.Unlock()
 	a.serve(&wsConn{nc: nc, br: br}, st)
+	rec := st.snapshot(a.now())
+	a.log.Info("hostileagent: connection ended", "mode", a.mode, "lasted", rec.Lasted, "closeCode", rec.CloseCode)
 	a.mu.Lock()
 	delete(a.live, nc)
-	a.done = append(a.done, st.snapshot(a.now()))
+	a.done = append(a.done, rec)
 	a.mu.Unlock()
 }
 

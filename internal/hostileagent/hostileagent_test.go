@@ -134,10 +134,7 @@ func TestDropClosesAfterEstablished(t *testing.T) {
 // Flood never completes and ignores response.cancel: deltas keep coming.
 func TestFloodIgnoresCancel(t *testing.T) {
 	t.Parallel()
-	a, srv := serve(t, Flood)
-	c := dialRaw(t, srv)
-	c.start()
-	c.text(`{"type":"user.turn","turn":1,"text":"go"}`)
+	a, c := turn(t, Flood)
 	if ev := c.event(2); ev["type"] != "run.started" {
 		t.Fatalf("got %v", ev)
 	}
@@ -171,10 +168,7 @@ func TestFloodIgnoresCancel(t *testing.T) {
 // hidden payloads.
 func TestCaseKeysHideBehindCaseVariants(t *testing.T) {
 	t.Parallel()
-	_, srv := serve(t, CaseKeys)
-	c := dialRaw(t, srv)
-	c.start()
-	c.text(`{"type":"user.turn","turn":1,"text":"go"}`)
+	_, c := turn(t, CaseKeys)
 	type folded struct {
 		Type, Text, Prompt, SpokenPrompt, Code string
 	}
@@ -218,10 +212,7 @@ func TestCaseKeysHideBehindCaseVariants(t *testing.T) {
 // spoken string, and the events stay schema-valid.
 func TestControlsCarryTerminalControls(t *testing.T) {
 	t.Parallel()
-	_, srv := serve(t, Controls)
-	c := dialRaw(t, srv)
-	c.start()
-	c.text(`{"type":"user.turn","turn":1,"text":"go"}`)
+	_, c := turn(t, Controls)
 	fields := map[string]int{}
 	for i := range 5 {
 		f := c.frame()
@@ -309,15 +300,23 @@ func TestPingFloodPings(t *testing.T) {
 	}
 }
 
+// CloseAtOnce ends each connection with a clean end of stream, not a reset,
+// even with the client's session.start unread, so a client always sees
+// the same thing.
 func TestCloseAtOnce(t *testing.T) {
 	t.Parallel()
 	a, srv := serve(t, CloseAtOnce)
 	for range 3 {
 		c := dialRaw(t, srv)
-		if code := c.expectEnd(5 * time.Second); code != 0 {
-			t.Fatalf("close frame %d; want a bare TCP close", code)
+		c.text(`{"type":"session.start","sessionId":"s","clientCapabilities":{}}`)
+		time.Sleep(50 * time.Millisecond) // the agent holds it unread
+		c.nc.SetReadDeadline(time.Now().Add(5 * time.Second))
+		if f, err := readFrame(c.br); err != io.EOF {
+			t.Fatalf("read %+v, %v; want a bare end of stream", f, err)
 		}
+		c.nc.Close()
 	}
+	waitConns(t, a, 3)
 	if a.Connections() != 3 {
 		t.Fatalf("Connections() = %d", a.Connections())
 	}
@@ -346,4 +345,13 @@ func TestCloseEndsConnections(t *testing.T) {
 	if resp.StatusCode != http.StatusServiceUnavailable {
 		t.Fatalf("after Close: %s", resp.Status)
 	}
+}
+
+func TestUnknownModePanics(t *testing.T) {
+	defer func() {
+		if recover() == nil {
+			t.Fatal("New accepted an unknown mode")
+		}
+	}()
+	New(&Options{Mode: "flod"})
 }

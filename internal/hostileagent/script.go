@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net"
 	"strings"
 	"time"
 )
@@ -56,6 +57,7 @@ type script struct {
 
 func (s *script) run() {
 	if s.a.mode == CloseAtOnce {
+		s.closeAtOnce()
 		return
 	}
 	// Every other mode starts the session properly: the hostility must
@@ -79,6 +81,22 @@ func (s *script) run() {
 		s.pings()
 	default: // Normal, CaseKeys, Controls: a script per turn
 		s.turns()
+	}
+}
+
+// closeAtOnce ends the connection right after the upgrade with a FIN, then
+// waits (a little) for the client to close its side. Closing outright with
+// the client's session.start unread would send a reset instead, and the
+// client would see a reset one time and an end of stream the next.
+func (s *script) closeAtOnce() {
+	tc, ok := s.c.nc.(*net.TCPConn)
+	if !ok {
+		return
+	}
+	_ = tc.CloseWrite()
+	select {
+	case <-s.ctx.Done():
+	case <-time.After(5 * time.Second):
 	}
 }
 
