@@ -113,7 +113,8 @@ type Bridge struct {
 	presses chan button.Event
 	led     *listenLED // o.LED, which it wraps
 	wg      sync.WaitGroup
-	up      time.Time // when the last session was established
+	up      time.Time  // when the last session was established
+	voiceIn *heardSink // the Speaker, noting the agent's voice; nil without one
 }
 
 // New returns a Bridge; Run starts it.
@@ -162,7 +163,11 @@ func New(o Options) *Bridge {
 	}
 	led := &listenLED{Indicator: o.LED}
 	o.LED = led
-	return &Bridge{o: o, log: o.Logger, audit: o.Audit, presses: make(chan button.Event, 16), led: led}
+	b := &Bridge{o: o, log: o.Logger, audit: o.Audit, presses: make(chan button.Event, 16), led: led}
+	if o.Speaker != nil {
+		b.voiceIn = &heardSink{Sink: o.Speaker, now: o.Now}
+	}
+	return b
 }
 
 // Run connects to the agent and serves sessions until ctx is done,

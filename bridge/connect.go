@@ -66,7 +66,11 @@ func (b *Bridge) dial(ctx context.Context) (*dialed, error) {
 	var t client.Transport
 	opts := &client.Options{Modalities: b.present(), Logger: b.log, RunBudget: b.o.RunBudget}
 	if ag.Card.Params.AGUI.Transport == protocol.TransportWebRTC {
-		d.rtc, err = ag.DialWebRTC(ctx, &client.WebRTCOptions{Mic: b.o.Mic, Sink: b.o.Speaker, Logger: b.log.With("part", "webrtc")})
+		wo := &client.WebRTCOptions{Mic: b.o.Mic, Logger: b.log.With("part", "webrtc")}
+		if b.voiceIn != nil {
+			wo.Sink = b.voiceIn // not a typed nil: no speaker stays nil
+		}
+		d.rtc, err = ag.DialWebRTC(ctx, wo)
 		t = d.rtc
 		if err == nil {
 			opts.SessionID, opts.ExplicitTurns = d.rtc.SessionID(), b.o.Mic != nil

@@ -113,6 +113,9 @@ func (c *conv) checkRun(ctx context.Context) error {
 		}
 		return fmt.Errorf("%w within %s", errUnresponsive, b.o.CancelGrace)
 	}
+	if h := b.heard(); h.After(w.last) {
+		w.last = h // the agent is speaking its answer
+	}
 	if _, pending := c.s.Pending(); pending || c.collecting != "" {
 		// The agent waits for the person, not the other way round.
 		w.last = now
