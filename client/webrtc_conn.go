@@ -12,7 +12,6 @@ import (
 	"github.com/agentcall/acbridge/audio"
 	"github.com/agentcall/acbridge/internal/rtcpeer"
 	"github.com/agentcall/acbridge/protocol"
-	"github.com/pion/datachannel"
 	"github.com/pion/webrtc/v4"
 )
 
@@ -50,8 +49,8 @@ type WebRTCTransport struct {
 	closing  chan struct{} // closed by Close: nobody will Recv any more
 
 	mu         sync.Mutex
-	cause      error                       // why the connection ended
-	raw        datachannel.ReadWriteCloser // the detached channel
+	cause      error            // why the connection ended
+	ch         *rtcpeer.Channel // the detached channel
 	recvErr    error
 	readerOn   bool // the frame reader was started
 	remoteSeen bool // the agent's track arrived
@@ -190,27 +189,29 @@ func (t *WebRTCTransport) checkNegotiated() error {
 // onOpen detaches the channel, so reads go through our bounded buffer, and
 // starts the frame reader.
 func (t *WebRTCTransport) onOpen() {
-	raw, err := t.dc.Detach()
+	ch, err := rtcpeer.Detach(t.dc)
 	if err != nil {
 		t.end(fmt.Errorf("client: webrtc data channel: %w", err))
 		return
 	}
 	t.mu.Lock()
 	if t.stopped || t.cause != nil {
+		// teardown closes the peer connection, and the channel with it.
 		t.mu.Unlock()
-		raw.Close()
 		return
 	}
-	t.raw, t.readerOn = raw, true
+	t.ch, t.readerOn = ch, true
 	t.wg.Add(1)
 	t.mu.Unlock()
-	go t.readFrames(raw)
+	go t.readFrames(ch)
 	close(t.opened)
 }
 
 // readFrames hands each message to Recv, applying the 0.1 frame rules. It
-// stops at the first violation: the session then fails and closes.
-func (t *WebRTCTransport) readFrames(raw datachannel.ReadWriteCloser) {
+// stops at the first violation: the session then fails and closes. After
+// Close it goes on reading, dropping what comes, until the agent closes its
+// side of the channel: that is what Close waits for.
+func (t *WebRTCTransport) readFrames(ch *rtcpeer.Channel) {
 	defer t.wg.Done()
 	var err error
 	defer func() {
@@ -219,25 +220,23 @@ func (t *WebRTCTransport) readFrames(raw datachannel.ReadWriteCloser) {
 		t.mu.Unlock()
 		close(t.recvDone)
 	}()
-	fr := rtcpeer.NewFrameReader(raw, fmt.Sprintf("a data channel message is larger than %d bytes", protocol.MaxFrameBytes+1))
-	for {
-		frame, rerr := fr.Next()
-		var broken *protocol.Error
+	ch.ReadFrames(fmt.Sprintf("a data channel message is larger than %d bytes", protocol.MaxFrameBytes+1), func(frame []byte, rerr error) bool {
 		switch {
-		case errors.As(rerr, &broken):
+		case rtcpeer.IsFrameError(rerr):
 			err = rerr
-			return
+			return false
 		case rerr != nil:
 			err = t.lost(rerr)
-			return
+			return false
 		}
 		select {
 		case t.items <- frame:
+			return true
 		case <-t.closing:
 			err = errTransportClosed
-			return
+			return false
 		}
-	}
+	})
 }
 
 // lost names why a read failed: the recorded cause if the connection
@@ -260,18 +259,15 @@ func (t *WebRTCTransport) Send(ctx context.Context, frame []byte) error {
 		return err
 	}
 	t.mu.Lock()
-	raw, cause := t.raw, t.cause
+	ch, cause := t.ch, t.cause
 	t.mu.Unlock()
 	if cause != nil {
 		return cause
 	}
-	if raw == nil {
+	if ch == nil {
 		return errors.New("client: the data channel is not open")
 	}
-	if n := t.dc.BufferedAmount(); n > rtcpeer.MaxSendBuffered {
-		return fmt.Errorf("client: the agent is not reading its data channel (%d bytes waiting)", n)
-	}
-	if _, err := raw.WriteDataChannel(frame, true); err != nil {
+	if err := ch.Write(frame); err != nil {
 		return fmt.Errorf("client: data channel: %w", err)
 	}
 	return nil
@@ -294,7 +290,10 @@ func (t *WebRTCTransport) Recv(ctx context.Context) ([]byte, error) {
 }
 
 // Close ends the connection and waits until every goroutine of the
-// transport and of its peer connection has returned. A data channel has
+// transport and of its peer connection has returned. While the agent is
+// reachable, what was sent last (session.end) is delivered first: Close
+// waits, at most rtcpeer.CloseTimeout, for the agent to acknowledge it and
+// to close its side of the channel (see rtcpeer.Close). A data channel has
 // no close reason, so cause is only logged. Safe to call more than once.
 func (t *WebRTCTransport) Close(cause error) error {
 	t.closeOnce.Do(func() {
@@ -335,13 +334,12 @@ func (t *WebRTCTransport) teardown() {
 		t.mic.Discard()
 	}
 	t.mu.Lock()
-	raw := t.raw
+	ch, cause := t.ch, t.cause
 	t.mu.Unlock()
-	if raw != nil {
-		_ = raw.Close()
-	}
-	if err := t.pc.GracefulClose(); err != nil {
-		t.log.Debug("client: closing the peer connection", "err", err)
+	// A lost agent acknowledges nothing: only a reachable one is waited
+	// for, so that session.end, written last, reaches it.
+	if err := rtcpeer.Close(t.pc, ch, !errors.Is(cause, ErrConnectionLost), rtcpeer.CloseTimeout); err != nil {
+		t.log.Info("client: the WebRTC connection did not close cleanly", "err", err)
 	}
 	t.mu.Lock()
 	if !t.readerOn {
