@@ -125,6 +125,9 @@ func (p *Policy) resolve(ctx context.Context, u *url.URL) (*target, error) {
 	return &target{u: u, addr: netip.AddrPortFrom(a.Unmap(), uint16(pn))}, nil
 }
 
+// needPublic ends a refusal of a non-public address with the rule to follow.
+const needPublic = "; agents must be reached at public addresses"
+
 // checkAddr applies the address rules to a; secure says whether the
 // connection is https/wss (or DTLS, for ICE candidates).
 func (p *Policy) checkAddr(a netip.Addr, secure bool) error {
@@ -139,7 +142,7 @@ func (p *Policy) checkAddr(a netip.Addr, secure bool) error {
 	case a.IsUnspecified():
 		return refuse("%s is the unspecified address", a)
 	case a.IsPrivate():
-		return refuse("%s is a private address; agents must be reached at public addresses", a)
+		return refuse("%s is a private address"+needPublic, a)
 	case a.IsLinkLocalUnicast(), a.IsLinkLocalMulticast():
 		return refuse("%s is a link-local address", a)
 	case a.IsMulticast(), a.IsInterfaceLocalMulticast():
@@ -149,9 +152,9 @@ func (p *Policy) checkAddr(a netip.Addr, secure bool) error {
 	}
 	if r, ok := specialRangeOf(a); ok {
 		if r.embedded != nil {
-			return refuse("%s is %s, embedding %s; agents must be reached at public addresses", a, r.why, r.embedded(a))
+			return refuse("%s is %s, embedding %s"+needPublic, a, r.why, r.embedded(a))
 		}
-		return refuse("%s is %s; agents must be reached at public addresses", a, r.why)
+		return refuse("%s is %s"+needPublic, a, r.why)
 	}
 	if nat64.Contains(a) {
 		// A translator would carry the packets to the embedded address:

@@ -80,12 +80,12 @@ func TestPolicyRefusedAddresses(t *testing.T) {
 		if _, err := byName.resolve(context.Background(), &url.URL{Scheme: "https", Host: "agent.example"}); !errors.Is(err, ErrPolicy) {
 			t.Errorf("%s in a DNS answer: %v", c.addr, err)
 		}
-		if prod.remoteCandidateAllowed(ip) {
+		if newCandidateLog(prod).allow(ip) {
 			t.Errorf("%s allowed as an ICE candidate", c.addr)
 		}
 	}
 	for _, a := range []string{"93.184.216.34", "2606:2800:220:1:248:1893:25c8:1946", "64:ff9b::5db8:d822", "::ffff:93.184.216.34", "1.1.1.1"} {
-		if !prod.remoteCandidateAllowed(net.ParseIP(a)) {
+		if !newCandidateLog(prod).allow(net.ParseIP(a)) {
 			t.Errorf("%s refused", a)
 		}
 	}
@@ -93,7 +93,7 @@ func TestPolicyRefusedAddresses(t *testing.T) {
 	// through a translator.
 	local := (&Policy{AllowInsecureLocal: true}).orDefault()
 	for a, want := range map[string]bool{"127.0.0.1": true, "::1": true, "64:ff9b::7f00:1": false, "::ffff:127.0.0.1": true, "::7f00:1": false} {
-		if got := local.remoteCandidateAllowed(net.ParseIP(a)); got != want {
+		if got := newCandidateLog(local).allow(net.ParseIP(a)); got != want {
 			t.Errorf("%s under the local-development policy: %v", a, got)
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/agentcall/acbridge/audio"
 	"github.com/agentcall/acbridge/internal/rtcpeer"
@@ -38,6 +39,7 @@ type WebRTCTransport struct {
 	track *webrtc.TrackLocalStaticSample
 	mic   *audio.Mic
 	sink  audio.Sink
+	cands *candidateLog // what the policy made of the agent's candidates
 
 	ctx    context.Context // ends with the connection; capture runs under it
 	cancel context.CancelFunc
@@ -67,7 +69,7 @@ var _ Transport = (*WebRTCTransport)(nil)
 
 // newWebRTCTransport creates the peer connection with the profile's track
 // and channel and registers every callback.
-func newWebRTCTransport(api *webrtc.API, o *WebRTCOptions) (*WebRTCTransport, error) {
+func newWebRTCTransport(api *webrtc.API, o *WebRTCOptions, cands *candidateLog) (*WebRTCTransport, error) {
 	cfg := webrtc.Configuration{BundlePolicy: webrtc.BundlePolicyMaxBundle, RTCPMuxPolicy: webrtc.RTCPMuxPolicyRequire}
 	for _, s := range o.ICEServers {
 		cfg.ICEServers = append(cfg.ICEServers, webrtc.ICEServer{URLs: s.URLs, Username: s.Username, Credential: s.Credential})
@@ -77,7 +79,7 @@ func newWebRTCTransport(api *webrtc.API, o *WebRTCOptions) (*WebRTCTransport, er
 		return nil, fmt.Errorf("client: webrtc: %w", err)
 	}
 	t := &WebRTCTransport{
-		log: o.Logger.With("session", o.SessionID), sid: o.SessionID, pc: pc, mic: o.Mic, sink: o.Sink,
+		log: o.Logger.With("session", o.SessionID), sid: o.SessionID, pc: pc, mic: o.Mic, sink: o.Sink, cands: cands,
 		items: make(chan []byte), recvDone: make(chan struct{}), opened: make(chan struct{}),
 		ended: make(chan struct{}), closing: make(chan struct{}),
 	}
@@ -155,12 +157,8 @@ func (t *WebRTCTransport) connect(ctx context.Context, post func(context.Context
 	if err := t.checkNegotiated(); err != nil {
 		return &incompatibleError{err}
 	}
-	select {
-	case <-t.opened:
-	case <-t.ended:
-		return t.err()
-	case <-ctx.Done():
-		return fmt.Errorf("client: waiting for the data channel: %w", ctx.Err())
+	if err := t.waitOpen(ctx, t.cands.checkAnswer(answer) == 0); err != nil {
+		return err
 	}
 	if t.mic != nil {
 		// Packets left from an earlier session are not this one's audio.
@@ -169,6 +167,35 @@ func (t *WebRTCTransport) connect(ctx context.Context, post func(context.Context
 	}
 	t.log.Debug("client: WebRTC transport open")
 	return nil
+}
+
+// waitOpen waits for the data channel. When the policy refused every
+// candidate of the answer (noneAllowed), only a peer-reflexive address
+// learnt from the agent's checks can still connect: if none the policy
+// allows appears within prflxGrace, the attempt fails at once, naming the
+// refused candidates, instead of at the policy's total timeout.
+func (t *WebRTCTransport) waitOpen(ctx context.Context, noneAllowed bool) error {
+	var grace <-chan time.Time
+	if noneAllowed {
+		timer := time.NewTimer(prflxGrace)
+		defer timer.Stop()
+		grace = timer.C
+	}
+	for {
+		select {
+		case <-t.opened:
+			return nil
+		case <-t.ended:
+			return t.err()
+		case <-grace:
+			if !t.cands.anyAccepted() {
+				return t.cands.allRefused()
+			}
+			grace = nil
+		case <-ctx.Done():
+			return t.cands.whyNotUp(fmt.Errorf("client: waiting for the data channel: %w", ctx.Err()))
+		}
+	}
 }
 
 // checkNegotiated confirms what pion made of the answer: the sender's
