@@ -41,20 +41,17 @@ type rtcSession struct {
 
 	items   chan rtcItem  // from the channel reader
 	opened  chan struct{} // closed when the channel is accepted and detached
-	ended   chan struct{} // closed by end
 	replies chan uint64   // a reply finished playing (its generation)
+	life    *rtcpeer.Life // why the session ended; the goroutines teardown waits for
 
 	// Owned by run's goroutine.
 	replyGen  uint64
 	replyStop chan struct{} // closes to stop the reply playing, nil if none
 
 	mu       sync.Mutex
-	cause    error
 	ch       *rtcpeer.Channel // the accepted channel, detached
 	channels int              // data channels the client opened
 	tracks   int              // tracks the client sent
-	stopped  bool             // teardown is waiting: start no goroutine
-	wg       sync.WaitGroup
 
 	teardownOnce sync.Once
 }
@@ -67,7 +64,7 @@ func (a *Agent) newRTCSession(api *webrtc.API, sid, remote string) (*rtcSession,
 	log := a.log.With("remote", remote, "transport", protocol.TransportWebRTC)
 	s := &rtcSession{
 		a: a, log: log, pc: pc,
-		items: make(chan rtcItem), opened: make(chan struct{}), ended: make(chan struct{}), replies: make(chan uint64),
+		items: make(chan rtcItem), opened: make(chan struct{}), replies: make(chan uint64), life: rtcpeer.NewLife(),
 	}
 	s.ctx, s.cancel = context.WithCancel(a.ctx)
 	if s.audio, err = newTurnAudio(log); err != nil {
@@ -203,7 +200,7 @@ func (s *rtcSession) run() {
 	case <-wait.C:
 		s.log.Info("agent: no data channel opened; dropping the session")
 		return
-	case <-s.ended:
+	case <-s.life.Ended():
 		return
 	case <-s.ctx.Done():
 		return
@@ -235,7 +232,7 @@ func (s *rtcSession) run() {
 		case <-idle.C:
 			s.log.Info("agent: client idle; closing")
 			return
-		case <-s.ended:
+		case <-s.life.Ended():
 			s.lastFrames(conv)
 			return
 		case <-s.ctx.Done():
@@ -353,37 +350,13 @@ func (s *rtcSession) write(frame []byte) error {
 
 // end records the first reason the session ends; callbacks call it and it
 // never blocks.
-func (s *rtcSession) end(err error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.cause != nil {
-		return
-	}
-	s.cause = err
-	close(s.ended)
-}
+func (s *rtcSession) end(err error) { s.life.End(err) }
 
-func (s *rtcSession) err() error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.cause
-}
+func (s *rtcSession) err() error { return s.life.Err() }
 
 // goOwned starts f on a goroutine teardown waits for, unless teardown
 // already began; it reports whether f started.
-func (s *rtcSession) goOwned(f func()) bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.stopped {
-		return false
-	}
-	s.wg.Add(1)
-	go func() {
-		defer s.wg.Done()
-		f()
-	}()
-	return true
-}
+func (s *rtcSession) goOwned(f func()) bool { return s.life.Go(f) }
 
 // teardown closes the peer connection and waits for pion's goroutines and
 // the session's own. A session that ended on its own terms (session.end, a
@@ -395,14 +368,11 @@ func (s *rtcSession) teardown() {
 		s.end(errSessionOver)
 		s.cancel()
 		s.mu.Lock()
-		ch, cause := s.ch, s.cause
+		ch := s.ch
 		s.mu.Unlock()
-		if err := rtcpeer.Close(s.pc, ch, errors.Is(cause, errSessionOver), min(s.a.write, rtcpeer.CloseTimeout)); err != nil {
+		if err := rtcpeer.Close(s.pc, ch, errors.Is(s.err(), errSessionOver), min(s.a.write, rtcpeer.CloseTimeout)); err != nil {
 			s.log.Info("agent: the WebRTC connection did not close cleanly", "err", err)
 		}
-		s.mu.Lock()
-		s.stopped = true
-		s.mu.Unlock()
-		s.wg.Wait()
+		s.life.Stop()
 	})
 }

@@ -47,17 +47,14 @@ type WebRTCTransport struct {
 	items    chan []byte   // frames from the reader, in order
 	recvDone chan struct{} // closed after the reader's last item; recvErr says why
 	opened   chan struct{} // closed once the channel is open and detached
-	ended    chan struct{} // closed by end
 	closing  chan struct{} // closed by Close: nobody will Recv any more
+	life     *rtcpeer.Life // why the connection ended; the goroutines Close waits for
 
 	mu         sync.Mutex
-	cause      error            // why the connection ended
 	ch         *rtcpeer.Channel // the detached channel
 	recvErr    error
 	readerOn   bool // the frame reader was started
 	remoteSeen bool // the agent's track arrived
-	stopped    bool // Close is waiting: start no goroutine
-	wg         sync.WaitGroup
 
 	closeOnce sync.Once
 	stats     struct {
@@ -81,11 +78,10 @@ func newWebRTCTransport(api *webrtc.API, o *WebRTCOptions, cands *candidateLog) 
 	t := &WebRTCTransport{
 		log: o.Logger.With("session", o.SessionID), sid: o.SessionID, pc: pc, mic: o.Mic, sink: o.Sink, cands: cands,
 		items: make(chan []byte), recvDone: make(chan struct{}), opened: make(chan struct{}),
-		ended: make(chan struct{}), closing: make(chan struct{}),
+		closing: make(chan struct{}), life: rtcpeer.NewLife(),
 	}
 	t.ctx, t.cancel = context.WithCancel(context.Background())
-	t.wg.Add(1)
-	go t.teardown()
+	t.life.Go(t.teardown)
 	fail := func(err error) (*WebRTCTransport, error) {
 		t.Close(nil)
 		return nil, fmt.Errorf("client: webrtc: %w", err)
@@ -185,7 +181,7 @@ func (t *WebRTCTransport) waitOpen(ctx context.Context, noneAllowed bool) error 
 		select {
 		case <-t.opened:
 			return nil
-		case <-t.ended:
+		case <-t.life.Ended():
 			return t.err()
 		case <-grace:
 			if !t.cands.anyAccepted() {
@@ -222,16 +218,17 @@ func (t *WebRTCTransport) onOpen() {
 		return
 	}
 	t.mu.Lock()
-	if t.stopped || t.cause != nil {
-		// teardown closes the peer connection, and the channel with it.
-		t.mu.Unlock()
-		return
+	// teardown decides under t.mu whether the reader runs; if the
+	// connection ended already, it closes the peer connection, and the
+	// channel with it.
+	started := t.life.Err() == nil && t.life.Go(func() { t.readFrames(ch) })
+	if started {
+		t.ch, t.readerOn = ch, true
 	}
-	t.ch, t.readerOn = ch, true
-	t.wg.Add(1)
 	t.mu.Unlock()
-	go t.readFrames(ch)
-	close(t.opened)
+	if started {
+		close(t.opened)
+	}
 }
 
 // readFrames hands each message to Recv, applying the 0.1 frame rules. It
@@ -239,7 +236,6 @@ func (t *WebRTCTransport) onOpen() {
 // Close it goes on reading, dropping what comes, until the agent closes its
 // side of the channel: that is what Close waits for.
 func (t *WebRTCTransport) readFrames(ch *rtcpeer.Channel) {
-	defer t.wg.Done()
 	var err error
 	defer func() {
 		t.mu.Lock()
@@ -285,12 +281,12 @@ func (t *WebRTCTransport) Send(ctx context.Context, frame []byte) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	t.mu.Lock()
-	ch, cause := t.ch, t.cause
-	t.mu.Unlock()
-	if cause != nil {
-		return cause
+	if err := t.err(); err != nil {
+		return err
 	}
+	t.mu.Lock()
+	ch := t.ch
+	t.mu.Unlock()
 	if ch == nil {
 		return errors.New("client: the data channel is not open")
 	}
@@ -329,31 +325,19 @@ func (t *WebRTCTransport) Close(cause error) error {
 		}
 		t.end(errTransportClosed)
 		close(t.closing)
-		t.mu.Lock()
-		t.stopped = true
-		t.mu.Unlock()
-		t.wg.Wait()
+		t.life.Stop()
 	})
 	return nil
 }
 
 // end records the first reason the connection ends and starts teardown.
 // Callbacks call it; it never blocks.
-func (t *WebRTCTransport) end(err error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if t.cause != nil {
-		return
-	}
-	t.cause = err
-	close(t.ended)
-}
+func (t *WebRTCTransport) end(err error) { t.life.End(err) }
 
 // teardown is the single place the connection is taken down, whatever
 // ended it.
 func (t *WebRTCTransport) teardown() {
-	defer t.wg.Done()
-	<-t.ended
+	<-t.life.Ended()
 	t.cancel()
 	if t.mic != nil {
 		// The microphone is open only while the session has audio.
@@ -361,8 +345,9 @@ func (t *WebRTCTransport) teardown() {
 		t.mic.Discard()
 	}
 	t.mu.Lock()
-	ch, cause := t.ch, t.cause
+	ch := t.ch
 	t.mu.Unlock()
+	cause := t.err()
 	// A lost agent acknowledges nothing: only a reachable one is waited
 	// for, so that session.end, written last, reaches it.
 	if err := rtcpeer.Close(t.pc, ch, !errors.Is(cause, ErrConnectionLost), rtcpeer.CloseTimeout); err != nil {
@@ -371,7 +356,7 @@ func (t *WebRTCTransport) teardown() {
 	t.mu.Lock()
 	if !t.readerOn {
 		// Recv must not wait for a reader that never started.
-		t.readerOn, t.recvErr = true, t.cause
+		t.readerOn, t.recvErr = true, t.err()
 		close(t.recvDone)
 	}
 	t.mu.Unlock()
@@ -380,29 +365,13 @@ func (t *WebRTCTransport) teardown() {
 
 // goOwned starts f as a goroutine Close waits for, unless Close already
 // began.
-func (t *WebRTCTransport) goOwned(f func()) bool {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if t.stopped {
-		return false
-	}
-	t.wg.Add(1)
-	go func() {
-		defer t.wg.Done()
-		f()
-	}()
-	return true
-}
+func (t *WebRTCTransport) goOwned(f func()) bool { return t.life.Go(f) }
 
 // err is why the connection ended, or nil.
-func (t *WebRTCTransport) err() error {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return t.cause
-}
+func (t *WebRTCTransport) err() error { return t.life.Err() }
 
 // Done is closed when the connection has ended; Err says why.
-func (t *WebRTCTransport) Done() <-chan struct{} { return t.ended }
+func (t *WebRTCTransport) Done() <-chan struct{} { return t.life.Ended() }
 
 // Err is why the connection ended (nil while it is up).
 func (t *WebRTCTransport) Err() error { return t.err() }
