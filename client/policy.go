@@ -152,9 +152,9 @@ func (p *Policy) checkAddr(a netip.Addr, secure bool) error {
 	}
 	if r, ok := specialRangeOf(a); ok {
 		if r.embedded != nil {
-			return refuse("%s is %s, embedding %s"+needPublic, a, r.why, r.embedded(a))
+			return refuse("%s is in %s, embedding %s"+needPublic, a, r.why, r.embedded(a))
 		}
-		return refuse("%s is %s"+needPublic, a, r.why)
+		return refuse("%s is in %s"+needPublic, a, r.why)
 	}
 	if nat64.Contains(a) {
 		// A translator would carry the packets to the embedded address:
