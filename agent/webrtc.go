@@ -41,10 +41,13 @@ package agent
 // rules: a binary message, one over 131,072 bytes or one that is not UTF-8
 // gets a failure (frame.binary, frame.size, frame.utf8), after which the
 // agent closes the connection, as it does after session.end or a failure
-// before session.start. A data channel has no close status; the failure
-// envelope is flushed (acknowledged by the client's SCTP stack, at most
-// WriteTimeout) before the peer connection closes. ICE disconnection or
-// failure ends the session (no resume); so do the idle timeout and Close.
+// before session.start. A data channel has no close status; before the
+// peer connection closes, what was sent (the failure envelope) is
+// acknowledged by the client's SCTP stack and the channel closed by stream
+// reset, waiting at most WriteTimeout or 1 s, whichever is shorter
+// (rtcpeer.Close). Frames the client sent just before it closed the
+// connection (session.end) are still read. ICE disconnection or failure
+// ends the session (no resume); so do the idle timeout and Close.
 //
 // # Audio turns
 //

@@ -11,7 +11,6 @@ import (
 
 	"github.com/agentcall/acbridge/internal/rtcpeer"
 	"github.com/agentcall/acbridge/protocol"
-	"github.com/pion/datachannel"
 	"github.com/pion/webrtc/v4"
 )
 
@@ -42,21 +41,17 @@ type rtcSession struct {
 
 	items   chan rtcItem  // from the channel reader
 	opened  chan struct{} // closed when the channel is accepted and detached
-	ended   chan struct{} // closed by end
 	replies chan uint64   // a reply finished playing (its generation)
+	life    *rtcpeer.Life // why the session ended; the goroutines teardown waits for
 
 	// Owned by run's goroutine.
 	replyGen  uint64
 	replyStop chan struct{} // closes to stop the reply playing, nil if none
 
 	mu       sync.Mutex
-	cause    error
-	dc       *webrtc.DataChannel // the accepted channel
-	raw      datachannel.ReadWriteCloser
-	channels int  // data channels the client opened
-	tracks   int  // tracks the client sent
-	stopped  bool // teardown is waiting: start no goroutine
-	wg       sync.WaitGroup
+	ch       *rtcpeer.Channel // the accepted channel, detached
+	channels int              // data channels the client opened
+	tracks   int              // tracks the client sent
 
 	teardownOnce sync.Once
 }
@@ -69,7 +64,7 @@ func (a *Agent) newRTCSession(api *webrtc.API, sid, remote string) (*rtcSession,
 	log := a.log.With("remote", remote, "transport", protocol.TransportWebRTC)
 	s := &rtcSession{
 		a: a, log: log, pc: pc,
-		items: make(chan rtcItem), opened: make(chan struct{}), ended: make(chan struct{}), replies: make(chan uint64),
+		items: make(chan rtcItem), opened: make(chan struct{}), replies: make(chan uint64), life: rtcpeer.NewLife(),
 	}
 	s.ctx, s.cancel = context.WithCancel(a.ctx)
 	if s.audio, err = newTurnAudio(log); err != nil {
@@ -116,15 +111,15 @@ func (s *rtcSession) onDataChannel(dc *webrtc.DataChannel) {
 		return
 	}
 	dc.OnOpen(func() {
-		raw, err := dc.Detach()
+		ch, err := rtcpeer.Detach(dc)
 		if err != nil {
 			s.end(fmt.Errorf("agent: data channel: %w", err))
 			return
 		}
 		s.mu.Lock()
-		s.dc, s.raw = dc, raw
+		s.ch = ch
 		s.mu.Unlock()
-		if s.goOwned(func() { s.readFrames(raw) }) {
+		if s.goOwned(func() { s.readFrames(ch) }) {
 			close(s.opened)
 		}
 	})
@@ -172,21 +167,16 @@ func (s *rtcSession) onTrack(tr *webrtc.TrackRemote, _ *webrtc.RTPReceiver) {
 }
 
 // readFrames moves data channel messages to run, applying the 0.1 frame
-// rules.
-func (s *rtcSession) readFrames(raw datachannel.ReadWriteCloser) {
-	fr := rtcpeer.NewFrameReader(raw, fmt.Sprintf("frame is larger than %d bytes", protocol.MaxFrameBytes))
-	for {
-		var it rtcItem
-		it.frame, it.err = fr.Next()
+// rules, until the channel ends.
+func (s *rtcSession) readFrames(ch *rtcpeer.Channel) {
+	ch.ReadFrames(fmt.Sprintf("frame is larger than %d bytes", protocol.MaxFrameBytes), func(frame []byte, err error) bool {
 		select {
-		case s.items <- it:
+		case s.items <- rtcItem{frame: frame, err: err}:
+			return err == nil
 		case <-s.ctx.Done():
-			return
+			return false
 		}
-		if it.err != nil {
-			return
-		}
-	}
+	})
 }
 
 // run serves the session until it ends, then tears it down.
@@ -210,7 +200,7 @@ func (s *rtcSession) run() {
 	case <-wait.C:
 		s.log.Info("agent: no data channel opened; dropping the session")
 		return
-	case <-s.ended:
+	case <-s.life.Ended():
 		return
 	case <-s.ctx.Done():
 		return
@@ -242,7 +232,30 @@ func (s *rtcSession) run() {
 		case <-idle.C:
 			s.log.Info("agent: client idle; closing")
 			return
-		case <-s.ended:
+		case <-s.life.Ended():
+			s.lastFrames(conv)
+			return
+		case <-s.ctx.Done():
+			return
+		}
+	}
+}
+
+// lastFrames runs what the client sent before the connection ended, which
+// pion still holds for the reader: a client closing right after
+// session.end is gone by the time it is read. Replies go nowhere. Bounded
+// by rtcpeer.CloseTimeout in case the reader never ends.
+func (s *rtcSession) lastFrames(conv *conversation) {
+	wait := time.NewTimer(rtcpeer.CloseTimeout)
+	defer wait.Stop()
+	for !conv.sess.Ended() {
+		select {
+		case it := <-s.items:
+			if it.err != nil {
+				return
+			}
+			s.receive(conv, it.frame)
+		case <-wait.C:
 			return
 		case <-s.ctx.Done():
 			return
@@ -303,8 +316,8 @@ func merge(r, more reply) reply {
 }
 
 // deliver sends r's envelopes and reports whether the session goes on.
-// Before a close, what was sent is flushed: a data channel has no close
-// status, so the failure envelope is the client's only explanation.
+// teardown delivers what was sent before it closes: a data channel has no
+// close status, so the failure envelope is the client's only explanation.
 func (s *rtcSession) deliver(r reply) bool {
 	for i := range r.envelopes {
 		frame, err := protocol.MarshalEnvelope(&r.envelopes[i])
@@ -320,7 +333,6 @@ func (s *rtcSession) deliver(r reply) bool {
 		if codes := protocol.Codes(r.closeErr); len(codes) > 0 {
 			s.log.Info("agent: closing after a rule violation", "code", codes[0])
 		}
-		s.flush()
 		return false
 	}
 	return true
@@ -328,85 +340,39 @@ func (s *rtcSession) deliver(r reply) bool {
 
 func (s *rtcSession) write(frame []byte) error {
 	s.mu.Lock()
-	dc, raw := s.dc, s.raw
+	ch := s.ch
 	s.mu.Unlock()
-	if n := dc.BufferedAmount(); n > rtcpeer.MaxSendBuffered {
-		return fmt.Errorf("agent: the client is not reading (%d bytes waiting)", n)
+	if err := ch.Write(frame); err != nil {
+		return fmt.Errorf("agent: data channel: %w", err)
 	}
-	_, err := raw.WriteDataChannel(frame, true)
-	return err
-}
-
-// flush waits until the client's SCTP stack acknowledged everything sent,
-// at most WriteTimeout.
-func (s *rtcSession) flush() {
-	s.mu.Lock()
-	dc := s.dc
-	s.mu.Unlock()
-	deadline := time.Now().Add(s.a.write)
-	for dc.BufferedAmount() > 0 && time.Now().Before(deadline) {
-		select {
-		case <-time.After(5 * time.Millisecond):
-		case <-s.ended:
-			return
-		case <-s.ctx.Done():
-			return
-		}
-	}
+	return nil
 }
 
 // end records the first reason the session ends; callbacks call it and it
 // never blocks.
-func (s *rtcSession) end(err error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.cause != nil {
-		return
-	}
-	s.cause = err
-	close(s.ended)
-}
+func (s *rtcSession) end(err error) { s.life.End(err) }
 
-func (s *rtcSession) err() error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.cause
-}
+func (s *rtcSession) err() error { return s.life.Err() }
 
 // goOwned starts f on a goroutine teardown waits for, unless teardown
 // already began; it reports whether f started.
-func (s *rtcSession) goOwned(f func()) bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.stopped {
-		return false
-	}
-	s.wg.Add(1)
-	go func() {
-		defer s.wg.Done()
-		f()
-	}()
-	return true
-}
+func (s *rtcSession) goOwned(f func()) bool { return s.life.Go(f) }
 
 // teardown closes the peer connection and waits for pion's goroutines and
-// the session's own. Safe to call more than once.
+// the session's own. A session that ended on its own terms (session.end, a
+// rule violation, idle, Close) first has what was sent acknowledged by the
+// client, at most min(WriteTimeout, rtcpeer.CloseTimeout); one whose
+// connection was lost does not wait. Safe to call more than once.
 func (s *rtcSession) teardown() {
 	s.teardownOnce.Do(func() {
 		s.end(errSessionOver)
 		s.cancel()
 		s.mu.Lock()
-		raw := s.raw
+		ch := s.ch
 		s.mu.Unlock()
-		if raw != nil {
-			_ = raw.Close()
+		if err := rtcpeer.Close(s.pc, ch, errors.Is(s.err(), errSessionOver), min(s.a.write, rtcpeer.CloseTimeout)); err != nil {
+			s.log.Info("agent: the WebRTC connection did not close cleanly", "err", err)
 		}
-		if err := s.pc.GracefulClose(); err != nil {
-			s.log.Debug("agent: closing the peer connection", "err", err)
-		}
-		s.mu.Lock()
-		s.stopped = true
-		s.mu.Unlock()
-		s.wg.Wait()
+		s.life.Stop()
 	})
 }

@@ -125,7 +125,14 @@ func (p *Policy) resolve(ctx context.Context, u *url.URL) (*target, error) {
 	return &target{u: u, addr: netip.AddrPortFrom(a.Unmap(), uint16(pn))}, nil
 }
 
+// needPublic ends a refusal of a non-public address with the rule to follow.
+const needPublic = "; agents must be reached at public addresses"
+
+// checkAddr applies the address rules to a; secure says whether the
+// connection is https/wss (or DTLS, for ICE candidates).
 func (p *Policy) checkAddr(a netip.Addr, secure bool) error {
+	// ::ffff:a.b.c.d is a.b.c.d on the wire: judged as that.
+	a = a.Unmap()
 	switch {
 	case a.IsLoopback():
 		if !p.AllowInsecureLocal {
@@ -135,31 +142,34 @@ func (p *Policy) checkAddr(a netip.Addr, secure bool) error {
 	case a.IsUnspecified():
 		return refuse("%s is the unspecified address", a)
 	case a.IsPrivate():
-		return refuse("%s is a private address; agents must be reached at public addresses", a)
+		return refuse("%s is a private address"+needPublic, a)
 	case a.IsLinkLocalUnicast(), a.IsLinkLocalMulticast():
 		return refuse("%s is a link-local address", a)
 	case a.IsMulticast(), a.IsInterfaceLocalMulticast():
 		return refuse("%s is a multicast address", a)
 	case !a.IsGlobalUnicast():
 		return refuse("%s is not a global unicast address", a)
-	case isSharedOrReserved(a):
-		return refuse("%s is in a shared or reserved range", a)
+	}
+	if r, ok := specialRangeOf(a); ok {
+		if r.embedded != nil {
+			return refuse("%s is in %s, embedding %s"+needPublic, a, r.why, r.embedded(a))
+		}
+		return refuse("%s is in %s"+needPublic, a, r.why)
+	}
+	if nat64.Contains(a) {
+		// A translator would carry the packets to the embedded address:
+		// only a public one may be reached this way, even under the
+		// local-development policy (loopback through NAT64 is not loopback).
+		v4 := low32(a)
+		var inner *policyError
+		if err := (&Policy{}).checkAddr(v4, true); errors.As(err, &inner) {
+			return refuse("%s is a NAT64 address for %s, which is refused: %s", a, v4, inner.msg)
+		}
 	}
 	if !secure {
 		return refuse("plain http/ws is allowed only to loopback addresses")
 	}
 	return nil
-}
-
-// isSharedOrReserved covers ranges netip has no predicate for: carrier-grade
-// NAT (100.64/10), benchmarking (198.18/15), documentation and 240/4.
-func isSharedOrReserved(a netip.Addr) bool {
-	for _, s := range []string{"100.64.0.0/10", "198.18.0.0/15", "192.0.0.0/24", "192.0.2.0/24", "198.51.100.0/24", "203.0.113.0/24", "240.0.0.0/4", "64:ff9b:1::/48", "2001:db8::/32"} {
-		if netip.MustParsePrefix(s).Contains(a) {
-			return true
-		}
-	}
-	return false
 }
 
 // httpClient returns a client that connects only to t.addr, follows no

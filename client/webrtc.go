@@ -134,11 +134,12 @@ func (a *Agent) DialWebRTC(ctx context.Context, opts *WebRTCOptions) (*WebRTCTra
 	}
 	dctx, cancel := context.WithTimeout(ctx, p.TotalTimeout)
 	defer cancel()
-	api, err := newWebRTCAPI(tgt.addr.Addr(), p, &o)
+	cands := newCandidateLog(p)
+	api, err := newWebRTCAPI(tgt.addr.Addr(), cands, &o)
 	if err != nil {
 		return nil, err
 	}
-	t, err := newWebRTCTransport(api, &o)
+	t, err := newWebRTCTransport(api, &o, cands)
 	if err != nil {
 		return nil, err
 	}
@@ -158,28 +159,20 @@ func (a *Agent) DialWebRTC(ctx context.Context, opts *WebRTCOptions) (*WebRTCTra
 // setup, with ICE held to the policy: only host candidates on loopback when
 // the agent is on loopback (the local-development policy), and remote
 // candidates only at addresses the policy would allow an HTTPS connection
-// to, so an agent cannot point the kiosk's ICE checks at its LAN.
-func newWebRTCAPI(remote netip.Addr, p *Policy, o *WebRTCOptions) (*webrtc.API, error) {
+// to (see candidateLog.allow).
+func newWebRTCAPI(remote netip.Addr, cands *candidateLog, o *WebRTCOptions) (*webrtc.API, error) {
 	api, err := rtcpeer.NewAPI(func(s *webrtc.SettingEngine) {
 		s.SetICETimeouts(o.ICEDisconnectedTimeout, max(iceFailedTimeout, 2*o.ICEDisconnectedTimeout), min(2*time.Second, o.ICEDisconnectedTimeout/3))
 		if remote.IsLoopback() {
 			s.SetIncludeLoopbackCandidate(true)
 			s.SetIPFilter(func(ip net.IP) bool { return ip.IsLoopback() })
 		}
-		s.SetRemoteIPFilter(p.remoteCandidateAllowed)
+		s.SetRemoteIPFilter(cands.allow)
 	})
 	if err != nil {
 		return nil, fmt.Errorf("client: %w", err)
 	}
 	return api, nil
-}
-
-// remoteCandidateAllowed applies the address rules of an HTTPS connection
-// to an agent's ICE candidate: DTLS secures the path, but the address must
-// still be one the kiosk may be sent to.
-func (p *Policy) remoteCandidateAllowed(ip net.IP) bool {
-	a, ok := netip.AddrFromSlice(ip)
-	return ok && p.checkAddr(a.Unmap(), true) == nil
 }
 
 // postOffer sends the offer and returns the answer's SDP, refusing

@@ -8,11 +8,11 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/agentcall/acbridge/audio"
 	"github.com/agentcall/acbridge/internal/rtcpeer"
 	"github.com/agentcall/acbridge/protocol"
-	"github.com/pion/datachannel"
 	"github.com/pion/webrtc/v4"
 )
 
@@ -39,6 +39,7 @@ type WebRTCTransport struct {
 	track *webrtc.TrackLocalStaticSample
 	mic   *audio.Mic
 	sink  audio.Sink
+	cands *candidateLog // what the policy made of the agent's candidates
 
 	ctx    context.Context // ends with the connection; capture runs under it
 	cancel context.CancelFunc
@@ -46,17 +47,14 @@ type WebRTCTransport struct {
 	items    chan []byte   // frames from the reader, in order
 	recvDone chan struct{} // closed after the reader's last item; recvErr says why
 	opened   chan struct{} // closed once the channel is open and detached
-	ended    chan struct{} // closed by end
 	closing  chan struct{} // closed by Close: nobody will Recv any more
+	life     *rtcpeer.Life // why the connection ended; the goroutines Close waits for
 
 	mu         sync.Mutex
-	cause      error                       // why the connection ended
-	raw        datachannel.ReadWriteCloser // the detached channel
+	ch         *rtcpeer.Channel // the detached channel
 	recvErr    error
 	readerOn   bool // the frame reader was started
 	remoteSeen bool // the agent's track arrived
-	stopped    bool // Close is waiting: start no goroutine
-	wg         sync.WaitGroup
 
 	closeOnce sync.Once
 	stats     struct {
@@ -68,7 +66,7 @@ var _ Transport = (*WebRTCTransport)(nil)
 
 // newWebRTCTransport creates the peer connection with the profile's track
 // and channel and registers every callback.
-func newWebRTCTransport(api *webrtc.API, o *WebRTCOptions) (*WebRTCTransport, error) {
+func newWebRTCTransport(api *webrtc.API, o *WebRTCOptions, cands *candidateLog) (*WebRTCTransport, error) {
 	cfg := webrtc.Configuration{BundlePolicy: webrtc.BundlePolicyMaxBundle, RTCPMuxPolicy: webrtc.RTCPMuxPolicyRequire}
 	for _, s := range o.ICEServers {
 		cfg.ICEServers = append(cfg.ICEServers, webrtc.ICEServer{URLs: s.URLs, Username: s.Username, Credential: s.Credential})
@@ -78,13 +76,12 @@ func newWebRTCTransport(api *webrtc.API, o *WebRTCOptions) (*WebRTCTransport, er
 		return nil, fmt.Errorf("client: webrtc: %w", err)
 	}
 	t := &WebRTCTransport{
-		log: o.Logger.With("session", o.SessionID), sid: o.SessionID, pc: pc, mic: o.Mic, sink: o.Sink,
+		log: o.Logger.With("session", o.SessionID), sid: o.SessionID, pc: pc, mic: o.Mic, sink: o.Sink, cands: cands,
 		items: make(chan []byte), recvDone: make(chan struct{}), opened: make(chan struct{}),
-		ended: make(chan struct{}), closing: make(chan struct{}),
+		closing: make(chan struct{}), life: rtcpeer.NewLife(),
 	}
 	t.ctx, t.cancel = context.WithCancel(context.Background())
-	t.wg.Add(1)
-	go t.teardown()
+	t.life.Go(t.teardown)
 	fail := func(err error) (*WebRTCTransport, error) {
 		t.Close(nil)
 		return nil, fmt.Errorf("client: webrtc: %w", err)
@@ -156,12 +153,8 @@ func (t *WebRTCTransport) connect(ctx context.Context, post func(context.Context
 	if err := t.checkNegotiated(); err != nil {
 		return &incompatibleError{err}
 	}
-	select {
-	case <-t.opened:
-	case <-t.ended:
-		return t.err()
-	case <-ctx.Done():
-		return fmt.Errorf("client: waiting for the data channel: %w", ctx.Err())
+	if err := t.waitOpen(ctx, t.cands.checkAnswer(answer) == 0); err != nil {
+		return err
 	}
 	if t.mic != nil {
 		// Packets left from an earlier session are not this one's audio.
@@ -170,6 +163,35 @@ func (t *WebRTCTransport) connect(ctx context.Context, post func(context.Context
 	}
 	t.log.Debug("client: WebRTC transport open")
 	return nil
+}
+
+// waitOpen waits for the data channel. When the policy refused every
+// candidate of the answer (noneAllowed), only a peer-reflexive address
+// learnt from the agent's checks can still connect: if none the policy
+// allows appears within prflxGrace, the attempt fails at once, naming the
+// refused candidates, instead of at the policy's total timeout.
+func (t *WebRTCTransport) waitOpen(ctx context.Context, noneAllowed bool) error {
+	var grace <-chan time.Time
+	if noneAllowed {
+		timer := time.NewTimer(prflxGrace)
+		defer timer.Stop()
+		grace = timer.C
+	}
+	for {
+		select {
+		case <-t.opened:
+			return nil
+		case <-t.life.Ended():
+			return t.err()
+		case <-grace:
+			if !t.cands.anyAccepted() {
+				return t.cands.allRefused()
+			}
+			grace = nil
+		case <-ctx.Done():
+			return t.cands.whyNotUp(fmt.Errorf("client: waiting for the data channel: %w", ctx.Err()))
+		}
+	}
 }
 
 // checkNegotiated confirms what pion made of the answer: the sender's
@@ -190,28 +212,30 @@ func (t *WebRTCTransport) checkNegotiated() error {
 // onOpen detaches the channel, so reads go through our bounded buffer, and
 // starts the frame reader.
 func (t *WebRTCTransport) onOpen() {
-	raw, err := t.dc.Detach()
+	ch, err := rtcpeer.Detach(t.dc)
 	if err != nil {
 		t.end(fmt.Errorf("client: webrtc data channel: %w", err))
 		return
 	}
 	t.mu.Lock()
-	if t.stopped || t.cause != nil {
-		t.mu.Unlock()
-		raw.Close()
-		return
+	// teardown decides under t.mu whether the reader runs; if the
+	// connection ended already, it closes the peer connection, and the
+	// channel with it.
+	started := t.life.Err() == nil && t.life.Go(func() { t.readFrames(ch) })
+	if started {
+		t.ch, t.readerOn = ch, true
 	}
-	t.raw, t.readerOn = raw, true
-	t.wg.Add(1)
 	t.mu.Unlock()
-	go t.readFrames(raw)
-	close(t.opened)
+	if started {
+		close(t.opened)
+	}
 }
 
 // readFrames hands each message to Recv, applying the 0.1 frame rules. It
-// stops at the first violation: the session then fails and closes.
-func (t *WebRTCTransport) readFrames(raw datachannel.ReadWriteCloser) {
-	defer t.wg.Done()
+// stops at the first violation: the session then fails and closes. After
+// Close it goes on reading, dropping what comes, until the agent closes its
+// side of the channel: that is what Close waits for.
+func (t *WebRTCTransport) readFrames(ch *rtcpeer.Channel) {
 	var err error
 	defer func() {
 		t.mu.Lock()
@@ -219,25 +243,23 @@ func (t *WebRTCTransport) readFrames(raw datachannel.ReadWriteCloser) {
 		t.mu.Unlock()
 		close(t.recvDone)
 	}()
-	fr := rtcpeer.NewFrameReader(raw, fmt.Sprintf("a data channel message is larger than %d bytes", protocol.MaxFrameBytes))
-	for {
-		frame, rerr := fr.Next()
-		var broken *protocol.Error
+	ch.ReadFrames(fmt.Sprintf("a data channel message is larger than %d bytes", protocol.MaxFrameBytes), func(frame []byte, rerr error) bool {
 		switch {
-		case errors.As(rerr, &broken):
+		case rtcpeer.IsFrameError(rerr):
 			err = rerr
-			return
+			return false
 		case rerr != nil:
 			err = t.lost(rerr)
-			return
+			return false
 		}
 		select {
 		case t.items <- frame:
+			return true
 		case <-t.closing:
 			err = errTransportClosed
-			return
+			return false
 		}
-	}
+	})
 }
 
 // lost names why a read failed: the recorded cause if the connection
@@ -259,19 +281,16 @@ func (t *WebRTCTransport) Send(ctx context.Context, frame []byte) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	t.mu.Lock()
-	raw, cause := t.raw, t.cause
-	t.mu.Unlock()
-	if cause != nil {
-		return cause
+	if err := t.err(); err != nil {
+		return err
 	}
-	if raw == nil {
+	t.mu.Lock()
+	ch := t.ch
+	t.mu.Unlock()
+	if ch == nil {
 		return errors.New("client: the data channel is not open")
 	}
-	if n := t.dc.BufferedAmount(); n > rtcpeer.MaxSendBuffered {
-		return fmt.Errorf("client: the agent is not reading its data channel (%d bytes waiting)", n)
-	}
-	if _, err := raw.WriteDataChannel(frame, true); err != nil {
+	if err := ch.Write(frame); err != nil {
 		return fmt.Errorf("client: data channel: %w", err)
 	}
 	return nil
@@ -294,7 +313,10 @@ func (t *WebRTCTransport) Recv(ctx context.Context) ([]byte, error) {
 }
 
 // Close ends the connection and waits until every goroutine of the
-// transport and of its peer connection has returned. A data channel has
+// transport and of its peer connection has returned. While the agent is
+// reachable, what was sent last (session.end) is delivered first: Close
+// waits, at most rtcpeer.CloseTimeout, for the agent to acknowledge it and
+// to close its side of the channel (see rtcpeer.Close). A data channel has
 // no close reason, so cause is only logged. Safe to call more than once.
 func (t *WebRTCTransport) Close(cause error) error {
 	t.closeOnce.Do(func() {
@@ -303,31 +325,19 @@ func (t *WebRTCTransport) Close(cause error) error {
 		}
 		t.end(errTransportClosed)
 		close(t.closing)
-		t.mu.Lock()
-		t.stopped = true
-		t.mu.Unlock()
-		t.wg.Wait()
+		t.life.Stop()
 	})
 	return nil
 }
 
 // end records the first reason the connection ends and starts teardown.
 // Callbacks call it; it never blocks.
-func (t *WebRTCTransport) end(err error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if t.cause != nil {
-		return
-	}
-	t.cause = err
-	close(t.ended)
-}
+func (t *WebRTCTransport) end(err error) { t.life.End(err) }
 
 // teardown is the single place the connection is taken down, whatever
 // ended it.
 func (t *WebRTCTransport) teardown() {
-	defer t.wg.Done()
-	<-t.ended
+	<-t.life.Ended()
 	t.cancel()
 	if t.mic != nil {
 		// The microphone is open only while the session has audio.
@@ -335,18 +345,18 @@ func (t *WebRTCTransport) teardown() {
 		t.mic.Discard()
 	}
 	t.mu.Lock()
-	raw := t.raw
+	ch := t.ch
 	t.mu.Unlock()
-	if raw != nil {
-		_ = raw.Close()
-	}
-	if err := t.pc.GracefulClose(); err != nil {
-		t.log.Debug("client: closing the peer connection", "err", err)
+	cause := t.err()
+	// A lost agent acknowledges nothing: only a reachable one is waited
+	// for, so that session.end, written last, reaches it.
+	if err := rtcpeer.Close(t.pc, ch, !errors.Is(cause, ErrConnectionLost), rtcpeer.CloseTimeout); err != nil {
+		t.log.Info("client: the WebRTC connection did not close cleanly", "err", err)
 	}
 	t.mu.Lock()
 	if !t.readerOn {
 		// Recv must not wait for a reader that never started.
-		t.readerOn, t.recvErr = true, t.cause
+		t.readerOn, t.recvErr = true, t.err()
 		close(t.recvDone)
 	}
 	t.mu.Unlock()
@@ -355,29 +365,13 @@ func (t *WebRTCTransport) teardown() {
 
 // goOwned starts f as a goroutine Close waits for, unless Close already
 // began.
-func (t *WebRTCTransport) goOwned(f func()) bool {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if t.stopped {
-		return false
-	}
-	t.wg.Add(1)
-	go func() {
-		defer t.wg.Done()
-		f()
-	}()
-	return true
-}
+func (t *WebRTCTransport) goOwned(f func()) bool { return t.life.Go(f) }
 
 // err is why the connection ended, or nil.
-func (t *WebRTCTransport) err() error {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return t.cause
-}
+func (t *WebRTCTransport) err() error { return t.life.Err() }
 
 // Done is closed when the connection has ended; Err says why.
-func (t *WebRTCTransport) Done() <-chan struct{} { return t.ended }
+func (t *WebRTCTransport) Done() <-chan struct{} { return t.life.Ended() }
 
 // Err is why the connection ended (nil while it is up).
 func (t *WebRTCTransport) Err() error { return t.err() }

@@ -41,6 +41,9 @@ type fakeAgent struct {
 	openChannel string
 	// codec is the fake's audio codec (default Opus).
 	codec webrtc.RTPCodecCapability
+	// lite makes the fake an ICE-lite agent, which sends no connectivity
+	// checks: the client learns no peer-reflexive address from it.
+	lite bool
 
 	mu  sync.Mutex
 	pcs []*webrtc.PeerConnection
@@ -101,6 +104,7 @@ func (f *fakeAgent) api() *webrtc.API {
 	s.SetICEMulticastDNSMode(ice.MulticastDNSModeDisabled)
 	s.SetIncludeLoopbackCandidate(true)
 	s.SetIPFilter(func(ip net.IP) bool { return ip.IsLoopback() })
+	s.SetLite(f.lite)
 	return webrtc.NewAPI(webrtc.WithMediaEngine(m), webrtc.WithSettingEngine(s))
 }
 

@@ -28,10 +28,10 @@ func TestRemoteCandidatePolicy(t *testing.T) {
 	prod, local := (&Policy{}).orDefault(), (&Policy{AllowInsecureLocal: true}).orDefault()
 	for _, c := range cases {
 		ip := net.ParseIP(c.ip)
-		if got := prod.remoteCandidateAllowed(ip); got != c.prod {
+		if got := newCandidateLog(prod).allow(ip); got != c.prod {
 			t.Errorf("%s under the production policy: %v", c.ip, got)
 		}
-		if got := local.remoteCandidateAllowed(ip); got != c.local {
+		if got := newCandidateLog(local).allow(ip); got != c.local {
 			t.Errorf("%s under the local-development policy: %v", c.ip, got)
 		}
 	}

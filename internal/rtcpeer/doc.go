@@ -2,9 +2,11 @@
 // peer connection under the agentcall-webrtc-0.1 profile (spec "WebSocket
 // and WebRTC"): the pion API both build (Opus as the only codec, RTCP
 // reports, detached data channels, the 0.1 frame bound as max-message-size,
-// no mDNS), the AgentCall-Session-ID bound, and the 0.1 frame rules applied
-// to data channel messages, as internal/wsframe applies them to WebSocket
-// frames.
+// no mDNS), the AgentCall-Session-ID bound, the 0.1 frame rules applied
+// to data channel messages (as internal/wsframe applies them to WebSocket
+// frames), the detached channel with its bounded send buffer (Channel), the
+// end-of-connection bookkeeping (Life) and the one close that delivers what
+// was sent last before the SCTP association is aborted (Close).
 //
 // Who offers and who answers, which ICE candidates are allowed, and what a
 // broken rule is called in an error stay with each side.
