@@ -153,6 +153,11 @@ func TestFloodIgnoresCancel(t *testing.T) {
 	deltas(2000)
 	c.text(`{"type":"session.end"}`)
 	deltas(100)
+	// The agent reads while it floods: give its reader the session.end
+	// before the connection goes, or a write error may end it first.
+	for deadline := time.Now().Add(5 * time.Second); len(a.Types()) < 4 && time.Now().Before(deadline); {
+		time.Sleep(10 * time.Millisecond)
+	}
 	c.nc.Close()
 	conns := waitConns(t, a, 1)
 	if got := a.Types(); !slices.Equal(got, []string{"session.start", "user.turn", "response.cancel", "session.end"}) {
