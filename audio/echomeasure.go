@@ -14,8 +14,9 @@ import (
 const ERLETarget = 25.0
 
 // echoFloor is the level (dBFS) below which a window of microphone
-// audio counts as no echo: ERLE is not defined on silence.
-const echoFloor = -55.0
+// audio does not count: ERLE is not defined on silence, and on a faint
+// echo what is left is bounded by the room's noise, not the canceller.
+const echoFloor = -45.0
 
 // CancelEcho runs far (what the speaker played) and mic (what the
 // microphone recorded, in step with far) through p as a kiosk would,
