@@ -144,7 +144,7 @@ func OpenMic(opts *MicOptions) (*Mic, error) {
 
 // CancelsEcho reports whether the Mic's captures go through an echo
 // canceller.
-func (m *Mic) CancelsEcho() bool { return m.echo.Cancels() }
+func (m *Mic) CancelsEcho() bool { return m != nil && m.echo.Cancels() }
 
 // Name is the ID of the microphone in use.
 func (m *Mic) Name() string { return m.name }
