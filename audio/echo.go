@@ -56,6 +56,7 @@ type EchoStats struct {
 	Measured  bool          // a delay has been measured
 	Realigned int           // times the alignment moved (each restarts adaptation)
 	FarLate   int           // frames whose reference had not arrived in time (zeros used)
+	Reference int64         // reference samples received through Far
 }
 
 // Processor cleans the microphone's audio for an open-microphone
@@ -263,7 +264,13 @@ func (p *Processor) align(d int) {
 
 // Stats returns the Processor's counters and measured delay; only
 // Process's caller may call it.
-func (p *Processor) Stats() EchoStats { return p.stats }
+func (p *Processor) Stats() EchoStats {
+	st := p.stats
+	p.mu.Lock()
+	st.Reference = p.farN
+	p.mu.Unlock()
+	return st
+}
 
 // Close releases libspeexdsp's state; Process then returns ErrClosed.
 // Only Process's caller may call it, once Process has returned.
