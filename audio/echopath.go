@@ -121,6 +121,23 @@ func NewEchoPath(delay time.Duration, attenuationDB float64, rt60, span time.Dur
 	return p
 }
 
+// Span is how many samples of the speaker's past the path reaches back.
+func (p *EchoPath) Span() int { return p.taps[len(p.taps)-1].at + 1 }
+
+// At returns the echo at the newest sample of played (the speaker's
+// output, newest last); what lies before played counts as silence.
+func (p *EchoPath) At(played []int16) float64 {
+	var v float64
+	last := len(played) - 1
+	for _, tp := range p.taps {
+		if tp.at > last {
+			break
+		}
+		v += tp.gain * float64(played[last-tp.at])
+	}
+	return v
+}
+
 // Apply returns the echo of far as the microphone hears it.
 func (p *EchoPath) Apply(far []int16) []float64 {
 	out := make([]float64, len(far))

@@ -142,9 +142,28 @@ func OpenMic(opts *MicOptions) (*Mic, error) {
 	return m, nil
 }
 
+// SetEcho makes p (nil: none) the Processor of the next capture runs, as
+// MicOptions.Echo does from the start; ErrRunning during a run.
+func (m *Mic) SetEcho(p *Processor) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.run != nil {
+		return ErrRunning
+	}
+	m.echo = p
+	return nil
+}
+
 // CancelsEcho reports whether the Mic's captures go through an echo
 // canceller.
-func (m *Mic) CancelsEcho() bool { return m != nil && m.echo.Cancels() }
+func (m *Mic) CancelsEcho() bool {
+	if m == nil {
+		return false
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.echo.Cancels()
+}
 
 // Name is the ID of the microphone in use.
 func (m *Mic) Name() string { return m.name }

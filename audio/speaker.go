@@ -209,10 +209,19 @@ func (s *Speaker) fill(out, _ []byte, frames uint32) {
 	if k > 0 {
 		s.broadcast()
 	}
+	echo := s.echo
 	s.mu.Unlock()
 	clear(dst[k:])
 	s.vol.apply(dst[:k])
-	s.echo.Far(dst)
+	echo.Far(dst)
+}
+
+// SetEcho makes p (nil: none) the echo canceller that receives what the
+// speaker plays from now on, as SpeakerOptions.Echo does from the start.
+func (s *Speaker) SetEcho(p *Processor) {
+	s.mu.Lock()
+	s.echo = p
+	s.mu.Unlock()
 }
 
 func (s *Speaker) onStop() {
