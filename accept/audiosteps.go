@@ -38,6 +38,7 @@ func (r *runner) audioSteps() []*step {
 			title:       "optional: echo from the speaker into the microphone is estimated",
 			instruction: "Optional loopback: the speaker plays a tone while the microphone records, to estimate echo. Keep the room quiet.",
 			run:         r.audioEcho},
+		r.openMicStep(),
 	}
 }
 

@@ -42,12 +42,12 @@ func CancelEcho(p *Processor, far, mic []int16) ([]int16, error) {
 func ERLE(mic, out []int16, from, to int) float64 {
 	var pm, po float64
 	for at := from; at+EchoFrame <= to && at+EchoFrame <= len(out); at += EchoFrame {
-		m := power(mic[at : at+EchoFrame])
-		if dbfs(m) < echoFloor {
+		m := Power(mic[at : at+EchoFrame])
+		if PowerDB(m) < echoFloor {
 			continue
 		}
 		pm += m
-		po += power(out[at : at+EchoFrame])
+		po += Power(out[at : at+EchoFrame])
 	}
 	if pm == 0 {
 		return 0
@@ -63,8 +63,8 @@ func Convergence(mic, out []int16, from, to int, target float64) (time.Duration,
 	last := -1 // start of the last window below target
 	seen := false
 	for at := from; at+win <= to && at+win <= len(out); at += win {
-		m := power(mic[at : at+win])
-		if dbfs(m) < echoFloor {
+		m := Power(mic[at : at+win])
+		if PowerDB(m) < echoFloor {
 			continue
 		}
 		seen = true
@@ -88,10 +88,11 @@ func LevelDB(x []int16, from, to int) float64 {
 	if to <= from {
 		return math.Inf(-1)
 	}
-	return dbfs(power(x[from:to]))
+	return PowerDB(Power(x[from:to]))
 }
 
-func power(x []int16) float64 {
+// Power is the mean square of x (of 16-bit samples).
+func Power(x []int16) float64 {
 	var s float64
 	for _, v := range x {
 		s += float64(v) * float64(v)
@@ -99,6 +100,7 @@ func power(x []int16) float64 {
 	return s / float64(max(len(x), 1))
 }
 
-func dbfs(p float64) float64 {
+// PowerDB is a mean square in dBFS (full scale is 0 dB).
+func PowerDB(p float64) float64 {
 	return 10 * math.Log10(math.Max(p, 1e-9)/(math.MaxInt16*math.MaxInt16))
 }

@@ -112,7 +112,7 @@ func NewEchoPath(delay time.Duration, attenuationDB float64, rt60, span time.Dur
 	p.taps = append(p.taps, pathTap{samplesOf(delay), direct})
 	// -60 dB after rt60: amplitude exp(-6.9 t / rt60).
 	for t := 2 * time.Millisecond; t < span; t += time.Duration(200+r.IntN(1800)) * time.Microsecond {
-		a := 0.5 * direct * math.Exp(-6.9*t.Seconds()/rt60.Seconds())
+		a := 0.2 * direct * math.Exp(-6.9*t.Seconds()/rt60.Seconds())
 		if r.IntN(2) == 0 {
 			a = -a
 		}

@@ -72,19 +72,20 @@ type speexPre struct {
 
 // newSpeexPre makes a preprocessor. With echo set it also suppresses the
 // residual echo the linear filter left; denoise turns noise suppression
-// on. AGC and dereverberation stay off (VAD is off by default): gain is the operator's
-// choice (audio.mic_gain_db), and the agent does its own speech
-// detection.
+// on. libspeexdsp computes the residual echo suppression in its
+// denoiser, so the denoiser runs whenever either is wanted, with its
+// noise attenuation at 0 dB when only the echo is to go. AGC and
+// dereverberation stay off: gain is the operator's choice
+// (audio.mic_gain_db), and the agent does its own speech detection.
 func newSpeexPre(frame, rate int, echo *speexEcho, denoise bool) (*speexPre, error) {
 	st := C.speex_preprocess_state_init(C.int(frame), C.int(rate))
 	if st == nil {
 		return nil, fmt.Errorf("audio: libspeexdsp could not make a preprocessor (frame %d)", frame)
 	}
-	on := 0
-	if denoise {
-		on = 1
+	C.acb_pre_set_int(st, C.SPEEX_PREPROCESS_SET_DENOISE, 1)
+	if !denoise {
+		C.acb_pre_set_int(st, C.SPEEX_PREPROCESS_SET_NOISE_SUPPRESS, 0)
 	}
-	C.acb_pre_set_int(st, C.SPEEX_PREPROCESS_SET_DENOISE, C.int(on))
 	C.acb_pre_set_int(st, C.SPEEX_PREPROCESS_SET_AGC, 0)
 	C.acb_pre_set_int(st, C.SPEEX_PREPROCESS_SET_DEREVERB, 0)
 	if echo != nil {

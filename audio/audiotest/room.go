@@ -30,7 +30,8 @@ type Room struct {
 	played   []int16 // the speaker's output, newest last, trimmed to the path's span
 	clock    int64   // samples of the timeline resolved so far
 	all      []int16 // everything written, for Samples
-	talk     []int16 // near-end speech still to come
+	talk     []int16 // near-end speech
+	talkAt   int64   // clock position of talk[0]
 	echo     *audio.Processor
 	noise    *rand.Rand
 	open     bool
@@ -118,10 +119,12 @@ func (r *Room) SetEcho(p *audio.Processor) {
 	r.mu.Unlock()
 }
 
-// Talk has the near-end talker say pcm into the microphone from now on.
+// Talk has the near-end talker say pcm into the microphone from now on,
+// in real time: what no capture hears is gone, as in a room.
 func (r *Room) Talk(pcm []int16) {
 	r.mu.Lock()
-	r.talk = append(r.talk, pcm...)
+	r.talk = append([]int16(nil), pcm...)
+	r.talkAt = r.now()
 	r.mu.Unlock()
 }
 
@@ -191,9 +194,8 @@ func (r *Room) AudioRecord(prop.Media) (mdaudio.Reader, error) {
 			// the clock.
 			at := len(r.played) - int(r.clock-next) + i + 1
 			v := r.path.At(r.played[:max(at, 0)]) + float64(r.noise.IntN(7)-3)
-			if len(r.talk) > 0 {
-				v += float64(r.talk[0])
-				r.talk = r.talk[1:]
+			if j := next + int64(i) - r.talkAt; j >= 0 && j < int64(len(r.talk)) {
+				v += float64(r.talk[j])
 			}
 			chunk.Data[i] = clamp(v)
 		}
