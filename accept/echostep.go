@@ -38,13 +38,9 @@ func (r *runner) openMicStep() *step {
 }
 
 func (r *runner) audioOpenMic(ctx context.Context, t *T) error {
-	mic, err := r.rig.openMic()
+	mic, sink, err := r.micAndSpeaker(t)
 	if err != nil {
-		return t.needs(err, "audio.microphone", "no microphone")
-	}
-	sink, err := r.rig.openSpeaker()
-	if err != nil {
-		return t.needs(err, "audio.speaker", "no speaker")
+		return err
 	}
 	tap, ok := sink.(echoTapper)
 	if !ok {
