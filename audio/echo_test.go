@@ -120,3 +120,33 @@ func TestEchoOptionsBounded(t *testing.T) {
 		t.Errorf("after Close: %v, want ErrClosed", err)
 	}
 }
+
+// The speaker-to-microphone delay moves (a device's queue grew): the
+// Processor measures the new delay, moves its alignment and cancels
+// again.
+func TestEchoFollowsADelayChange(t *testing.T) {
+	p, err := NewProcessor(&EchoOptions{Cancel: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	far := SpeechLike(18*time.Second, 120, 6)
+	half := samplesOf(8 * time.Second)
+	before := NewEchoPath(40*time.Millisecond, 6, 150*time.Millisecond, 90*time.Millisecond, 7).Apply(far)
+	after := NewEchoPath(190*time.Millisecond, 6, 150*time.Millisecond, 90*time.Millisecond, 8).Apply(far)
+	echo := append(before[:half:half], after[half:]...)
+	mic := Mix(len(far), echo)
+	out, err := CancelEcho(p, far, mic)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := p.Stats()
+	erle := ERLE(mic, out, samplesOf(14*time.Second), len(out))
+	t.Logf("delay %v, realigned %d, ERLE after the change %.1f dB", st.Delay, st.Realigned, erle)
+	if st.Delay != 190*time.Millisecond || st.Realigned < 1 {
+		t.Errorf("delay %v after %d realignments, want 190ms after at least 1", st.Delay, st.Realigned)
+	}
+	if erle < ERLETarget {
+		t.Errorf("ERLE %.1f dB after the delay moved, want at least %.0f", erle, ERLETarget)
+	}
+}
