@@ -22,6 +22,16 @@
 //     (Microsoft "Multimedia Programming Interface and Data Specifications
 //     1.0", 1991), and audiotest.Recorder keeps it in memory for tests.
 //
+// In a room the microphone also hears the speaker. Processor cancels
+// that echo before encoding (libspeexdsp's MDF canceller and
+// preprocessor through a small cgo binding, speexdsp.go), with what the
+// Speaker hands its device as the reference and the delay between the
+// two measured by GCC-PHAT cross-correlation (delay.go); it also
+// suppresses noise and applies a fixed gain. Volume sets the Speaker's
+// level and ducks it while push-to-talk is held. EchoPath and
+// SpeechLike simulate rooms and talkers for the benchmark, the tests and
+// the acceptance check's simulated kiosk.
+//
 // Analysis helpers (RMS, peak and clipping, noise floor, dominant
 // frequency by Goertzel) serve tests and the hardware acceptance checks;
 // Voice generates the short voice-like reply the reference agent sends

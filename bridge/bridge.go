@@ -43,6 +43,9 @@ type Options struct {
 	// nil: none (the session still runs, without audio).
 	Mic     *audio.Mic
 	Speaker audio.Sink
+	// Volume, when set, is the Speaker's level: ducked while TALK is held
+	// for push-to-talk, and during engagements when Mic cancels no echo.
+	Volume  *audio.Volume
 	Camera  Camera        // nil: no camera configured
 	Buttons button.Source // nil: no buttons (only agent requests then wait)
 	// Texts carries typed user turns (the demo, a technician's keyboard, the

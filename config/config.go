@@ -85,6 +85,16 @@ type Audio struct {
 	// EngagementIdle ends a microphone engagement after this long without
 	// an agent run or an observation.
 	EngagementIdle Duration `toml:"engagement_idle"`
+	// DuckDB lowers the speaker while TALK is held (push-to-talk):
+	// -60 (the default) or below mutes it, up to -1.
+	DuckDB float64 `toml:"duck_db"`
+	// EchoCancel is "auto" (cancel the agent's voice from the microphone
+	// when a speaker plays it), "on" or "off".
+	EchoCancel    string  `toml:"echo_cancel"`
+	NoiseSuppress bool    `toml:"noise_suppress"`
+	MicGainDB     float64 `toml:"mic_gain_db"`
+	// SpeakerVolume is the playback level in percent, 1..100.
+	SpeakerVolume int `toml:"speaker_volume"`
 }
 
 // Button maps one physical control to its source.
@@ -189,6 +199,13 @@ func (c *Config) applyDefaults() {
 	}
 	setDur(&c.Camera.SettleTimeout, 2*time.Second)
 	setDur(&c.Audio.EngagementIdle, 20*time.Second)
+	if c.Audio.DuckDB == 0 {
+		c.Audio.DuckDB = -60
+	}
+	setStr(&c.Audio.EchoCancel, "auto")
+	if c.Audio.SpeakerVolume == 0 {
+		c.Audio.SpeakerVolume = 100
+	}
 	setStr(&c.Log.Level, "info")
 	setStr(&c.Log.Format, "text")
 	for i := range c.Buttons {
@@ -314,6 +331,18 @@ func (c *Config) Validate() error {
 	}
 	if d := c.Audio.EngagementIdle.Duration; d < time.Second || d > time.Hour {
 		add("audio.engagement_idle must be between 1s and 1h")
+	}
+	if d := c.Audio.DuckDB; !(d >= -200 && d <= -1) {
+		add("audio.duck_db must be between -60 (mute; lower also mutes) and -1")
+	}
+	if !slices.Contains([]string{"auto", "on", "off"}, c.Audio.EchoCancel) {
+		add("audio.echo_cancel must be auto, on or off")
+	}
+	if g := c.Audio.MicGainDB; !(g >= -20 && g <= 30) {
+		add("audio.mic_gain_db must be between -20 and 30")
+	}
+	if v := c.Audio.SpeakerVolume; v < 1 || v > 100 {
+		add("audio.speaker_volume must be between 1 and 100 (percent)")
 	}
 	if !slices.Contains([]string{"debug", "info", "warn", "error"}, c.Log.Level) {
 		add("log.level must be debug, info, warn or error")

@@ -78,6 +78,7 @@ declare -A shlibs=(
 	[libjpeg.so.62]="libjpeg62-turbo (>= 1:2.1.5)"
 	[libopus.so.0]="libopus0 (>= 1.3.1)"
 	[libopusfile.so.0]="libopusfile0 (>= 0.12)"
+	[libspeexdsp.so.1]="libspeexdsp1 (>= 1.2.1)"
 	[libatomic.so.1]="libatomic1"
 	[libgcc_s.so.1]="libgcc-s1"
 	[libasound.so.2]="libasound2 (>= 1.2.8)"

@@ -6,9 +6,9 @@
 #   scripts/install-deps.sh [build|test|bench]   (default: test)
 set -euo pipefail
 
-build_pkgs=(gcc libc6-dev pkg-config libpcsclite-dev libjpeg62-turbo-dev libopus-dev libopusfile-dev)
-test_pkgs=("${build_pkgs[@]}" pcscd vsmartcard-vpcd pcsc-tools systemd procps sox chromium python3-aiortc libxml2-utils)
-bench_pkgs=("${test_pkgs[@]}" imagemagick mate-backgrounds time)
+build_pkgs=(gcc libc6-dev pkg-config libpcsclite-dev libjpeg62-turbo-dev libopus-dev libopusfile-dev libspeexdsp-dev)
+test_pkgs=("${build_pkgs[@]}" pcscd vsmartcard-vpcd pcsc-tools systemd procps sox chromium python3-aiortc libxml2-utils libasound2)
+bench_pkgs=("${test_pkgs[@]}" imagemagick mate-backgrounds time espeak-ng)
 
 case "${1:-test}" in
   build) want=("${build_pkgs[@]}") ;;

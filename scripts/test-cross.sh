@@ -6,7 +6,9 @@
 #   1. each binary is an ELF of its architecture, stripped, at most 25 MiB;
 #   2. the arm64 and armhf binaries run `acbridge version` and `acbridge
 #      conformance` under qemu user emulation, and the protocol and jpeg
-#      package tests, cross-compiled, pass there (go test -exec qemu-…);
+#      package tests, cross-compiled, pass there (go test -exec qemu-…), as
+#      do the echo canceller's tests (libspeexdsp of the target, the same
+#      generated signals as on amd64), with its cost per 10 ms frame;
 #   3. each .deb has its architecture, a dependency for every shared library
 #      the packaged binary needs (found independently of scripts/deb.sh: the
 #      package that ships the library), the expected files and conffile,
@@ -131,6 +133,14 @@ for a in arm64 armhf; do
 	status=$?
 	sed 's/^/    /' "$tmp/test-$a.txt" | grep -v '^    \(=== RUN\|--- PASS\|PASS$\)' | tail -40
 	check "$a: go test $TEST_PKGS under qemu ($(($(date +%s) - start)) s)" test "$status" -eq 0
+
+	start=$(date +%s)
+	# shellcheck disable=SC2086
+	env "${envs[@]}" "$GO" test -tags "$TAGS" -count=1 -exec "$q" -v -run '^TestEcho' \
+		-bench '^BenchmarkEchoFrame$' -benchtime 100x ./audio >"$tmp/echo-$a.txt" 2>&1
+	status=$?
+	grep -E 'ERLE|near end|^BenchmarkEchoFrame|^--- FAIL|^(ok|FAIL)' "$tmp/echo-$a.txt" | sed 's/^/    /'
+	check "$a: echo canceller (libspeexdsp) tests under qemu ($(($(date +%s) - start)) s)" test "$status" -eq 0
 done
 
 # ---------------------------------------------------------------------------

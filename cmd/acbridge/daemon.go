@@ -44,6 +44,7 @@ type parts struct {
 	kiosk   *kiosk.Server
 	mic     *audio.Mic
 	speaker audio.Sink
+	volume  *audio.Volume
 	token   string
 	texts   <-chan string // typed turns from standard input; nil: none
 	closers []func() error
@@ -127,13 +128,21 @@ func build(ctx context.Context, cfg *config.Config, e *env, log *slog.Logger, li
 	// Voice: the microphone is only resolved here (opened per turn); the
 	// speaker opens when an agent's voice first arrives. A kiosk without
 	// them still talks to text agents.
-	if mic, err := audio.OpenMic(&audio.MicOptions{Device: cfg.Audio.Microphone, Logger: log.With("part", "audio")}); err != nil {
+	vol, echo, err := voiceParts(cfg.Audio, log.With("part", "audio"))
+	if err != nil {
+		return fail(err)
+	}
+	p.volume = vol
+	if echo != nil {
+		p.closers = append(p.closers, echo.Close)
+	}
+	if mic, err := audio.OpenMic(&audio.MicOptions{Device: cfg.Audio.Microphone, Echo: echo, Logger: log.With("part", "audio")}); err != nil {
 		log.Info("no microphone: agents that own voice cannot hear this kiosk", "err", err)
 	} else {
 		p.mic = mic
 		p.closers = append(p.closers, mic.Close)
 	}
-	spk := &lazySpeaker{opts: audio.SpeakerOptions{Device: cfg.Audio.Speaker, Logger: log.With("part", "audio")}, log: log}
+	spk := &lazySpeaker{opts: audio.SpeakerOptions{Device: cfg.Audio.Speaker, Volume: vol, Echo: echo, Logger: log.With("part", "audio")}, log: log}
 	p.speaker = spk
 	p.closers = append(p.closers, spk.Close)
 	btnCfg, keys, texts, err := stdinControls(cfg, lines, log)
@@ -350,7 +359,7 @@ func bridgeOptions(cfg *config.Config, p *parts, e *env, onState func(bridge.Sta
 	if p.kiosk != nil {
 		o.Display = p.kiosk.Display
 	}
-	o.Mic, o.Speaker = p.mic, p.speaker
+	o.Mic, o.Speaker, o.Volume = p.mic, p.speaker, p.volume
 	o.EngagementIdle = cfg.Audio.EngagementIdle.Duration
 	return o
 }
