@@ -1,6 +1,8 @@
 package sdpcheck
 
 import (
+	"fmt"
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -77,6 +79,32 @@ func MaxMessageSize(m *sdp.MediaDescription) int {
 		return DefaultMaxMessageSize
 	}
 	return int(n)
+}
+
+// MaxMessageSizeSource says where MaxMessageSize's figure comes from, in
+// SDP terms, so that a refusal names the line the peer must change: the
+// attribute as written, or its absence (RFC 8841 §6.1's default). The
+// peer's own value is never echoed beyond a number.
+func MaxMessageSizeSource(m *sdp.MediaDescription) string {
+	v, ok := m.Attribute("max-message-size")
+	if !ok {
+		return fmt.Sprintf("no a=max-message-size, which means %d (RFC 8841 §6.1)", DefaultMaxMessageSize)
+	}
+	n, err := strconv.ParseUint(strings.TrimSpace(v), 10, 32)
+	if err != nil {
+		return fmt.Sprintf("an a=max-message-size that is not a number, taken as %d", DefaultMaxMessageSize)
+	}
+	return fmt.Sprintf("a=max-message-size:%d", n)
+}
+
+var unlimited = regexp.MustCompile(`(?m)^a=max-message-size:[ \t]*0+[ \t]*(\r?)$`)
+
+// StateUnlimited rewrites a max-message-size of 0, which means no limit
+// (RFC 8841 §6.1), as n in a description about to be handed to pion: pion
+// reads 0 as "unset" and then refuses to send messages over 65535 bytes.
+// n is the largest message this side ever sends.
+func StateUnlimited(raw string, n int) string {
+	return unlimited.ReplaceAllString(raw, "a=max-message-size:"+strconv.Itoa(n)+"$1")
 }
 
 // IsDataChannel recognises a data channel section in the RFC 8841 form
