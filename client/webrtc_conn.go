@@ -148,7 +148,7 @@ func (t *WebRTCTransport) connect(ctx context.Context, post func(context.Context
 	if err := checkAnswer(answer); err != nil {
 		return &incompatibleError{err}
 	}
-	answer = sdpcheck.StateUnlimited(answer, protocol.MaxFrameBytes)
+	answer = sdpcheck.ForPion(answer, protocol.MaxFrameBytes)
 	if err := t.pc.SetRemoteDescription(webrtc.SessionDescription{Type: webrtc.SDPTypeAnswer, SDP: answer}); err != nil {
 		return &incompatibleError{fmt.Errorf("the SDP answer was not accepted: %w", err)}
 	}

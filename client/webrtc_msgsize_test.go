@@ -102,38 +102,42 @@ func maxPhotoFrame(t *testing.T) []byte {
 }
 
 // "a=max-message-size:0" means no limit (RFC 8841 §6.1), but pion reads 0
-// as "unset" and would then refuse to send more than 65535 bytes: the
-// client hands pion the 0.1 frame bound instead, and a frame larger than
-// 64 KiB reaches the agent whole.
+// as "unset", and a number after a space as nothing, and would then refuse
+// to send more than 65535 bytes: the client hands pion the limit in the
+// form it reads, and a frame larger than 64 KiB reaches the agent whole.
 func TestWebRTCUnlimitedMaxMessageSize(t *testing.T) {
-	f := newFakeAgent(t)
-	f.onAnswer = withMaxMessageSize(t, "0")
-	got := make(chan int, 1)
-	f.script = func(ctx context.Context, raw datachannel.ReadWriteCloser) {
-		buf := make([]byte, 2*protocol.MaxFrameBytes)
-		n, _, err := raw.ReadDataChannel(buf)
-		if err != nil {
-			t.Errorf("the agent's read: %v", err)
-			n = -1
-		}
-		got <- n
-	}
-	ctx := context.Background()
-	tr, err := f.discover(t).Dial(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tr.Close(nil)
-	frame := maxPhotoFrame(t)
-	if err := tr.Send(ctx, frame); err != nil {
-		t.Fatalf("sending %d bytes to an agent without a limit: %v", len(frame), err)
-	}
-	select {
-	case n := <-got:
-		if n != len(frame) {
-			t.Fatalf("the agent read %d bytes of %d", n, len(frame))
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("the frame did not reach the agent within 10 s")
+	for _, value := range []string{"0", " 262144"} {
+		t.Run(value, func(t *testing.T) {
+			f := newFakeAgent(t)
+			f.onAnswer = withMaxMessageSize(t, value)
+			got := make(chan int, 1)
+			f.script = func(ctx context.Context, raw datachannel.ReadWriteCloser) {
+				buf := make([]byte, 2*protocol.MaxFrameBytes)
+				n, _, err := raw.ReadDataChannel(buf)
+				if err != nil {
+					t.Errorf("the agent's read: %v", err)
+					n = -1
+				}
+				got <- n
+			}
+			ctx := context.Background()
+			tr, err := f.discover(t).Dial(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer tr.Close(nil)
+			frame := maxPhotoFrame(t)
+			if err := tr.Send(ctx, frame); err != nil {
+				t.Fatalf("sending %d bytes to an agent that takes them: %v", len(frame), err)
+			}
+			select {
+			case n := <-got:
+				if n != len(frame) {
+					t.Fatalf("the agent read %d bytes of %d", n, len(frame))
+				}
+			case <-time.After(10 * time.Second):
+				t.Fatal("the frame did not reach the agent within 10 s")
+			}
+		})
 	}
 }

@@ -97,14 +97,25 @@ func MaxMessageSizeSource(m *sdp.MediaDescription) string {
 	return fmt.Sprintf("a=max-message-size:%d", n)
 }
 
-var unlimited = regexp.MustCompile(`(?m)^a=max-message-size:[ \t]*0+[ \t]*(\r?)$`)
+var maxMessageSizeLine = regexp.MustCompile(`(?m)^a=max-message-size:[ \t]*(\d+)[ \t]*(\r?)$`)
 
-// StateUnlimited rewrites a max-message-size of 0, which means no limit
-// (RFC 8841 §6.1), as n in a description about to be handed to pion: pion
-// reads 0 as "unset" and then refuses to send messages over 65535 bytes.
-// n is the largest message this side ever sends.
-func StateUnlimited(raw string, n int) string {
-	return unlimited.ReplaceAllString(raw, "a=max-message-size:"+strconv.Itoa(n)+"$1")
+// ForPion restates the max-message-size of a description about to be
+// handed to pion the way pion reads it: 0, which means no limit (RFC 8841
+// §6.1), becomes n, the largest message this side ever sends, since pion
+// reads 0 as "unset" and then refuses to send over 65535 bytes; spaces
+// around the number, which MaxMessageSize allows and pion does not, go.
+func ForPion(raw string, n int) string {
+	return maxMessageSizeLine.ReplaceAllStringFunc(raw, func(line string) string {
+		m := maxMessageSizeLine.FindStringSubmatch(line)
+		v, err := strconv.ParseUint(m[1], 10, 32)
+		switch {
+		case err != nil:
+			return line
+		case v == 0:
+			v = uint64(n)
+		}
+		return "a=max-message-size:" + strconv.FormatUint(v, 10) + m[2]
+	})
 }
 
 // IsDataChannel recognises a data channel section in the RFC 8841 form

@@ -71,10 +71,12 @@ func TestSections(t *testing.T) {
 	}
 }
 
-func TestStateUnlimited(t *testing.T) {
-	in := "m=application 9 UDP/DTLS/SCTP webrtc-datachannel\r\na=max-message-size:0\r\na=max-message-size: 00\na=max-message-size:1073741823\r\na=max-message-size:100\r\n"
-	want := "m=application 9 UDP/DTLS/SCTP webrtc-datachannel\r\na=max-message-size:131072\r\na=max-message-size:131072\na=max-message-size:1073741823\r\na=max-message-size:100\r\n"
-	if got := StateUnlimited(in, 131072); got != want {
+func TestForPion(t *testing.T) {
+	in := "m=application 9 UDP/DTLS/SCTP webrtc-datachannel\r\na=max-message-size:0\r\na=max-message-size: 00\na=max-message-size:\t262144 \r\n" +
+		"a=max-message-size:1073741823\r\na=max-message-size:99999999999\r\na=max-message-size:lots\r\n"
+	want := "m=application 9 UDP/DTLS/SCTP webrtc-datachannel\r\na=max-message-size:131072\r\na=max-message-size:131072\na=max-message-size:262144\r\n" +
+		"a=max-message-size:1073741823\r\na=max-message-size:99999999999\r\na=max-message-size:lots\r\n"
+	if got := ForPion(in, 131072); got != want {
 		t.Errorf("got %q, want %q", got, want)
 	}
 }
