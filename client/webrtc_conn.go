@@ -12,6 +12,7 @@ import (
 
 	"github.com/agentcall/acbridge/audio"
 	"github.com/agentcall/acbridge/internal/rtcpeer"
+	"github.com/agentcall/acbridge/internal/sdpcheck"
 	"github.com/agentcall/acbridge/protocol"
 	"github.com/pion/webrtc/v4"
 )
@@ -147,6 +148,7 @@ func (t *WebRTCTransport) connect(ctx context.Context, post func(context.Context
 	if err := checkAnswer(answer); err != nil {
 		return &incompatibleError{err}
 	}
+	answer = sdpcheck.ForPion(answer, protocol.MaxFrameBytes)
 	if err := t.pc.SetRemoteDescription(webrtc.SessionDescription{Type: webrtc.SDPTypeAnswer, SDP: answer}); err != nil {
 		return &incompatibleError{fmt.Errorf("the SDP answer was not accepted: %w", err)}
 	}
