@@ -87,7 +87,7 @@ test-cross: deb
 interop: build
 	interop/run.sh $(BIN)
 
-# A signed apt repository of the packages in dist/ and the keyring package
+# A signed apt repository of the packages in dist/ and the apt-source package
 # that makes kiosks trust it (docs/fleet.md): REPO_KEY names the signing key
 # in the operator's gpg keyring, REPO_URL where kiosks fetch it from.
 .PHONY: repo

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # repo.sh: builds a signed apt repository for arm64, armhf and amd64 with
 # reprepro from the packages `make deb` left in dist/, plus the
-# acbridge-archive-keyring package that makes kiosks trust it.
+# acbridge-apt-source package that makes kiosks trust it.
 #
 #   REPO_KEY=<fingerprint> REPO_URL=https://apt.example/acbridge scripts/repo.sh [DEB ...]
 #   (make repo; default DEBs: dist/acbridge_*.deb)
@@ -9,7 +9,7 @@
 # Output: $REPO_DIR/public is the repository, to be served as it is by any
 # static web server at REPO_URL: dists/bookworm (InRelease and Release.gpg
 # signed with REPO_KEY), pool/, and for bootstrapping a kiosk
-# acbridge-archive-keyring.deb, acbridge.gpg and acbridge.sources.
+# acbridge-apt-source.deb, acbridge.gpg and acbridge.sources.
 # $REPO_DIR/conf and $REPO_DIR/db are reprepro's state: keep them between
 # runs, a later run adds newer versions (reprepro keeps one version of each
 # package per architecture).
@@ -19,7 +19,7 @@
 #                a secret key usable without a passphrase prompt, or an
 #                agent that has it unlocked). Never committed anywhere.
 #   REPO_URL     the address kiosks use (required): written into the
-#                keyring package's sources file.
+#                apt-source package's sources file.
 #   REPO_DIR     default dist/repo. CODENAME default bookworm.
 #   DEB_MAINTAINER as scripts/deb.sh.
 #
@@ -64,7 +64,7 @@ for d in "${debs[@]}"; do
 	[ -f "$d" ] || die "$d is missing: run make deb first"
 done
 
-# The keyring package: the key's public half and the source naming it.
+# The apt-source package: the key's public half and the source naming it.
 kr=dist/keyring
 rm -rf "$kr" && mkdir -p "$kr"
 gpg --batch --export -- "$fpr" >"$kr/acbridge.gpg"
@@ -79,7 +79,7 @@ cat >"$kr/acbridge.sources" <<-EOS
 EOS
 cat >"$kr/copyright" <<-EOS
 	Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/
-	Upstream-Name: acbridge-archive-keyring
+	Upstream-Name: acbridge-apt-source
 	Source: https://github.com/agentcall/acbridge
 
 	Files: *
@@ -99,9 +99,9 @@ cat >"$kr/changelog.yml" <<-EOS
 	  changes:
 	    - note: Repository signing key $fpr.
 EOS
-krdeb="$kr/acbridge-archive-keyring_${kr_version}-1_all.deb"
+krdeb="$kr/acbridge-apt-source_${kr_version}-1_all.deb"
 SOURCE_DATE_EPOCH=$created KR_VERSION=$kr_version KR_MAINTAINER=$DEB_MAINTAINER \
-	"$GO" tool nfpm package --config packaging/keyring.yaml --packager deb --target "$krdeb" >/dev/null
+	"$GO" tool nfpm package --config packaging/apt-source.yaml --packager deb --target "$krdeb" >/dev/null
 [ -f "$krdeb" ] || die "nfpm did not write $krdeb"
 
 mkdir -p "$REPO_DIR/conf" "$REPO_DIR/public"
@@ -123,6 +123,6 @@ done
 # Re-signs the indexes even when nothing new was included (a new key).
 "${rr[@]}" export "$CODENAME"
 cp "$kr/acbridge.gpg" "$kr/acbridge.sources" "$REPO_DIR/public/"
-cp "$krdeb" "$REPO_DIR/public/acbridge-archive-keyring.deb"
+cp "$krdeb" "$REPO_DIR/public/acbridge-apt-source.deb"
 log "signed with $fpr: $REPO_DIR/public"
 "${rr[@]}" list "$CODENAME" | sed 's/^/repo:   /' >&2

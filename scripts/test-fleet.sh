@@ -5,7 +5,7 @@
 #   5a. `make repo` (scripts/repo.sh) with a signing key made here (gpg
 #       --batch, no passphrase, in a throwaway GNUPGHOME: no key is ever
 #       committed), served on loopback by a plain static file server; the
-#       chroot installs acbridge-archive-keyring, then `apt install acbridge`
+#       chroot installs acbridge-apt-source, then `apt install acbridge`
 #       through the signed repository;
 #   5b. first-boot provisioning: a configuration and a token on
 #       /boot/firmware installed by `acbridge provision` with the package's
@@ -54,19 +54,19 @@ publish good "$good_key" "$DIST"/acbridge_*.deb
 status=$?
 [ "$status" -eq 0 ] || sed 's/^/    /' "$tmp/repo-good.log"
 check "make repo: amd64, arm64 and armhf signed with the good key" test "$status" -eq 0
-check "the repository has acbridge for amd64, arm64, armhf and the keyring package" \
-	test "$(reprepro -b "$repos/good" list bookworm | awk '{ print $1, $2 }' | sort | tr '\n' ' ')" = \
-	"bookworm|main|all: acbridge-archive-keyring bookworm|main|amd64: acbridge bookworm|main|amd64: acbridge-archive-keyring bookworm|main|arm64: acbridge bookworm|main|arm64: acbridge-archive-keyring bookworm|main|armhf: acbridge bookworm|main|armhf: acbridge-archive-keyring "
+check "the repository has acbridge for amd64, arm64, armhf and the apt-source package" \
+	test "$(reprepro -b "$repos/good" list bookworm | awk '{ print $1, $2 }' | LC_ALL=C sort | tr '\n' ' ')" = \
+	"bookworm|main|amd64: acbridge bookworm|main|amd64: acbridge-apt-source bookworm|main|arm64: acbridge bookworm|main|arm64: acbridge-apt-source bookworm|main|armhf: acbridge bookworm|main|armhf: acbridge-apt-source "
 check "InRelease is signed by the good key" \
 	bash -c "gpg --batch --status-fd 1 --verify '$repos/good/public/dists/bookworm/InRelease' 2>/dev/null | grep -q 'VALIDSIG $good_key'"
-krdeb="$repos/good/public/acbridge-archive-keyring.deb"
+krdeb="$repos/good/public/acbridge-apt-source.deb"
 lintian --tag-display-limit 0 "$krdeb" >"$tmp/lintian-keyring.txt" 2>&1
 sed 's/^/    lintian: /' "$tmp/lintian-keyring.txt" | grep -v 'running with root privileges'
-check "acbridge-archive-keyring: lintian reports no error" not_grep '^E:' "$tmp/lintian-keyring.txt"
+check "acbridge-apt-source: lintian reports no error" not_grep '^E:' "$tmp/lintian-keyring.txt"
 
 cp "$krdeb" "$chroot_dir/tmp/keyring.deb"
 in_chroot dpkg -i /tmp/keyring.deb >"$tmp/keyring-install.log" 2>&1
-check "acbridge-archive-keyring installs /usr/share/keyrings/acbridge.gpg and a deb822 source with Signed-By" \
+check "acbridge-apt-source installs /usr/share/keyrings/acbridge.gpg and a deb822 source with Signed-By" \
 	bash -c "[ -s '$chroot_dir/usr/share/keyrings/acbridge.gpg' ] && grep -qx 'Signed-By: /usr/share/keyrings/acbridge.gpg' '$chroot_dir/etc/apt/sources.list.d/acbridge.sources'"
 start=$(date +%s)
 in_chroot sh -c 'apt-get update 2>&1 && apt-get install -y --no-install-recommends acbridge 2>&1' >"$tmp/repo-install.log"
