@@ -83,12 +83,14 @@ cat >"$kr/copyright" <<-EOS
 	Source: https://github.com/agentcall/acbridge
 
 	Files: *
-	Copyright: the acbridge authors
+	Copyright: $(date -u -d "@$created" +%Y) the acbridge authors
 	License: Apache-2.0
 	 On Debian systems, the complete text of this licence is in
 	 /usr/share/common-licenses/Apache-2.0.
 EOS
 kr_version=$(date -u -d "@$created" +%Y.%m.%d)
+# Distributed as a .deb, not through Debian: no ITP bug to close.
+echo "acbridge-apt-source: initial-upload-closes-no-bugs" >"$kr/lintian-overrides"
 cat >"$kr/changelog.yml" <<-EOS
 	- semver: $kr_version-1
 	  date: $(date -u -d "@$created" +%Y-%m-%dT%H:%M:%SZ)

@@ -24,7 +24,7 @@ export GNUPGHOME="$tmp/gnupg"
 mkdir -m 0700 "$GNUPGHOME"
 gpg_key() {
 	gpg --batch --passphrase '' --quick-gen-key "$1" ed25519 sign never 2>/dev/null &&
-		gpg --batch --with-colons --list-secret-keys -- "$1" | awk -F: '$1 == "fpr" { print $10; exit }'
+		gpg --batch --with-colons --list-secret-keys -- "$1" 2>/dev/null | awk -F: '$1 == "fpr" { print $10; exit }'
 }
 good_key=$(gpg_key 'acbridge test repository <repo@acbridge.invalid>')
 wrong_key=$(gpg_key 'someone else <mallory@acbridge.invalid>')
