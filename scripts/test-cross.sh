@@ -292,9 +292,14 @@ printf '{"canary":true}\n' >"$chroot_dir/var/lib/acbridge/keystore.json"
 chroot "$chroot_dir" chown acbridge:acbridge /var/lib/acbridge/keystore.json
 chmod 0600 "$chroot_dir/var/lib/acbridge/keystore.json"
 sum_before=$(cat "$chroot_dir/etc/acbridge/acbridge.toml" "$chroot_dir/etc/acbridge/token" "$chroot_dir/var/lib/acbridge/keystore.json" | sha256sum)
-dpkg-deb -R "$deb" "$tmp/up"
-sed -i 's/^Version: \(.*\)$/Version: \1+up1/' "$tmp/up/DEBIAN/control"
-dpkg-deb -b --root-owner-group "$tmp/up" "$chroot_dir/tmp/acbridge-up.deb" >/dev/null
+# newer IN OUT SUFFIX: OUT is the package IN with SUFFIX added to its version.
+newer() {
+	rm -rf "$tmp/newer"
+	dpkg-deb -R "$1" "$tmp/newer"
+	sed -i "s/^Version: \(.*\)\$/Version: \1$3/" "$tmp/newer/DEBIAN/control"
+	dpkg-deb -b --root-owner-group "$tmp/newer" "$2" >/dev/null
+}
+newer "$deb" "$chroot_dir/tmp/acbridge-up.deb" +up1
 in_chroot dpkg -i /tmp/acbridge-up.deb >"$tmp/upgrade.log" 2>&1
 status=$?
 [ "$status" -eq 0 ] || tail -20 "$tmp/upgrade.log"

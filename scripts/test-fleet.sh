@@ -1,6 +1,6 @@
 # test-fleet.sh: section 5 of scripts/test-cross.sh, sourced by it after the
 # package tests, in the same Debian 12 chroot (its variables and check
-# helpers: chroot_dir, tmp, deb, in_chroot, stat_of, check, ok, bad).
+# helpers: chroot_dir, tmp, deb, in_chroot, stat_of, newer, check, ok, bad).
 #
 #   5a. `make repo` (scripts/repo.sh) with a signing key made here (gpg
 #       --batch, no passphrase, in a throwaway GNUPGHOME: no key is ever
@@ -109,9 +109,7 @@ check "the unattended upgrade keeps the edited configuration, the token and the 
 check "and their owners and modes" test "$(stat_of /etc/acbridge/acbridge.toml)|$(stat_of /etc/acbridge/token)|$(stat_of /var/lib/acbridge/keystore.json)" = "root:acbridge 640|acbridge:acbridge 600|acbridge:acbridge 600"
 
 # ---- 5d. wrongly signed and unsigned repositories are refused
-dpkg-deb -R "$tmp/acbridge-up.deb" "$tmp/up2"
-sed -i 's/^Version: \(.*\)$/Version: \1+up2/' "$tmp/up2/DEBIAN/control"
-dpkg-deb -b --root-owner-group "$tmp/up2" "$tmp/acbridge-up2.deb" >/dev/null
+newer "$tmp/acbridge-up.deb" "$tmp/acbridge-up2.deb" +up2
 publish wrong "$wrong_key" "$tmp/acbridge-up2.deb"
 check "a repository with $(dpkg-deb -f "$tmp/acbridge-up2.deb" Version) signed by another key" test $? -eq 0
 mkdir -p "$repos/unsigned"
