@@ -118,7 +118,8 @@ recommends_of() {
 # licence, or one that cannot be linked into an Apache-2.0 program (GPL,
 # LGPL, ...), stops the build here.
 copyright_of() {
-	"$DIST/deb/debcopyright" -bin "$1" -o "$2" -contact "$DEB_MAINTAINER" ||
+	"$DIST/deb/debcopyright" -bin "$1" -o "$2" -contact "$DEB_MAINTAINER" \
+		-modcache "$("$GO" env GOMODCACHE)" -goroot "$("$GO" env GOROOT)" ||
 		die "$1: the copyright file was refused (above); see internal/licenses/doc.go"
 }
 

@@ -22,13 +22,21 @@ func main() {
 	out := flag.String("o", "", "write the copyright file to `file`")
 	contact := flag.String("contact", "", "Upstream-Contact")
 	source := flag.String("source", "https://github.com/agentcall/acbridge", "Source")
+	modcache := flag.String("modcache", "", "the module cache (default: go env GOMODCACHE)")
+	goroot := flag.String("goroot", "", "the Go toolchain that built the binary (default: go env GOROOT)")
 	flag.Parse()
+	if *modcache == "" {
+		*modcache = goEnv("GOMODCACHE")
+	}
+	if *goroot == "" {
+		*goroot = goEnv("GOROOT")
+	}
 	if *bin == "" || *out == "" {
 		fmt.Fprintln(os.Stderr, "usage: debcopyright -bin BINARY -o FILE")
 		os.Exit(2)
 	}
 	var buf bytes.Buffer
-	sum, err := licenses.Write(&buf, &licenses.Options{Binary: *bin, ModCache: goEnv("GOMODCACHE"), GoRoot: goEnv("GOROOT"),
+	sum, err := licenses.Write(&buf, &licenses.Options{Binary: *bin, ModCache: *modcache, GoRoot: *goroot,
 		Contact: *contact, Source: *source})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "debcopyright:", err)
