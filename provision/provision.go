@@ -130,7 +130,9 @@ func install(o *Options, cfgText, tokText []byte) (Result, error) {
 	if tokText != nil {
 		// The token is checked by the daemon's own reader, from a private
 		// copy: the card's FAT modes would fail its permission check.
-		if tokTmp, err = writeTemp(filepath.Dir(o.TokenPath), tokText, 0o600, uid, gid); err != nil {
+		// It is handed to the service user only after the check, which
+		// wants the file to be the running user's.
+		if tokTmp, err = writeTemp(filepath.Dir(o.TokenPath), tokText, 0o600); err != nil {
 			return res, err
 		}
 		defer os.Remove(tokTmp)
@@ -138,12 +140,19 @@ func install(o *Options, cfgText, tokText []byte) (Result, error) {
 			card := filepath.Join(o.BootDir, BootToken)
 			return refuse("%s", strings.ReplaceAll(err.Error(), tokTmp, card))
 		}
+		if err := os.Chown(tokTmp, uid, gid); err != nil {
+			return res, fmt.Errorf("provision: %w", err)
+		}
 	}
 	if cfgText != nil {
-		if cfgTmp, err = writeTemp(filepath.Dir(o.ConfigPath), cfgText, 0o640, 0, gid); err != nil {
+		if cfgTmp, err = writeTemp(filepath.Dir(o.ConfigPath), cfgText, 0o640); err != nil {
 			return res, err
 		}
 		defer os.Remove(cfgTmp)
+		// root:acbridge, as the package's statoverride makes it.
+		if err := os.Chown(cfgTmp, -1, gid); err != nil {
+			return res, fmt.Errorf("provision: %w", err)
+		}
 	}
 	if tokTmp != "" {
 		if err := os.Rename(tokTmp, o.TokenPath); err != nil {
@@ -198,36 +207,20 @@ func readBounded(path string, max int) ([]byte, error) {
 	return b, nil
 }
 
-// writeTemp writes data to a new file in dir with the given mode and owner,
-// synced, for a rename over the installed file.
-func writeTemp(dir string, data []byte, mode os.FileMode, uid, gid int) (string, error) {
+// writeTemp writes data to a new file in dir (owned by the running user,
+// mode 0600 while it is written), sets mode and syncs it, for a rename over
+// the installed file. The caller removes it when it is not renamed.
+func writeTemp(dir string, data []byte, mode os.FileMode) (string, error) {
 	f, err := os.CreateTemp(dir, ".acbridge-provision-*")
 	if err != nil {
 		return "", fmt.Errorf("provision: %w (is %s there, and is this run as root?)", err, dir)
 	}
-	name := f.Name()
-	fail := func(err error) (string, error) {
-		f.Close()
-		os.Remove(name)
-		return "", fmt.Errorf("provision: writing %s: %w", name, err)
+	_, err = f.Write(data)
+	if err = errors.Join(err, f.Chmod(mode), f.Sync(), f.Close()); err != nil {
+		os.Remove(f.Name())
+		return "", fmt.Errorf("provision: writing %s: %w", f.Name(), err)
 	}
-	if err := f.Chmod(mode); err != nil {
-		return fail(err)
-	}
-	if err := f.Chown(uid, gid); err != nil {
-		return fail(err)
-	}
-	if _, err := f.Write(data); err != nil {
-		return fail(err)
-	}
-	if err := f.Sync(); err != nil {
-		return fail(err)
-	}
-	if err := f.Close(); err != nil {
-		os.Remove(name)
-		return "", fmt.Errorf("provision: writing %s: %w", name, err)
-	}
-	return name, nil
+	return f.Name(), nil
 }
 
 func lookup(name string) (uid, gid int, err error) {

@@ -2,14 +2,17 @@ package provision
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"os/user"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/agentcall/acbridge/config"
+	"github.com/agentcall/acbridge/internal/needs"
 )
 
 const goodConfig = `[agent]
@@ -165,5 +168,39 @@ func TestApplyWithoutFilesDoesNothing(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(r.boot, Status)); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("a status file was written with nothing to do: %v", err)
+	}
+}
+
+// TestApplyHandsTheTokenToTheServiceUser installs for another user than
+// the one running (root, as acbridge-provision.service runs): the token
+// becomes that user's and the configuration root's with that user's group.
+func TestApplyHandsTheTokenToTheServiceUser(t *testing.T) {
+	if os.Geteuid() != 0 {
+		needs.Unavailable(t, "installing files for another user needs root (make test runs as root)")
+	}
+	svc, err := user.Lookup("nobody")
+	if err != nil {
+		needs.Unavailable(t, "no user nobody to install for: "+err.Error())
+	}
+	r := newRig(t)
+	r.o.User = "nobody"
+	r.write(t, filepath.Join(r.boot, BootConfig), goodConfig)
+	r.write(t, filepath.Join(r.boot, BootToken), "tok-456\n")
+	if res, err := Apply(r.o); err != nil || !res.Token || !res.Config {
+		t.Fatalf("Apply = %+v, %v", res, err)
+	}
+	owner := func(p string) string {
+		fi, err := os.Stat(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		st := fi.Sys().(*syscall.Stat_t)
+		return fmt.Sprintf("%d:%d", st.Uid, st.Gid)
+	}
+	if got, want := owner(r.o.TokenPath), svc.Uid+":"+svc.Gid; got != want {
+		t.Errorf("token owner %s, want %s", got, want)
+	}
+	if got, want := owner(r.o.ConfigPath), "0:"+svc.Gid; got != want {
+		t.Errorf("configuration owner %s, want %s", got, want)
 	}
 }
