@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/url"
 	"os"
+	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -134,6 +135,9 @@ type Log struct {
 // Metrics configures the optional Prometheus endpoint.
 type Metrics struct {
 	Listen string `toml:"listen"`
+	// KioskID labels the metrics for a fleet-wide Prometheus; empty means
+	// the host name (docs/fleet.md).
+	KioskID string `toml:"kiosk_id"`
 }
 
 // Kiosk configures the optional local touch page.
@@ -276,6 +280,10 @@ type Problems []string
 
 func (p Problems) Error() string { return strings.Join(p, "; ") }
 
+// kioskID bounds metrics.kiosk_id to what a Prometheus label value and a
+// host name can both carry.
+var kioskID = regexp.MustCompile(`^[A-Za-z0-9._-]{0,63}$`)
+
 // Validate checks every key and reports all problems at once.
 func (c *Config) Validate() error {
 	var p Problems
@@ -354,6 +362,9 @@ func (c *Config) Validate() error {
 		if l.v != "" && !loopbackAddr(l.v) {
 			add("%s must be a loopback address with a port between 0 and 65535, like 127.0.0.1:9464", l.key)
 		}
+	}
+	if !kioskID.MatchString(c.Metrics.KioskID) {
+		add("metrics.kiosk_id must be at most 63 letters, digits, '.', '_' or '-'")
 	}
 	seen := map[string]bool{}
 	for i, b := range c.Buttons {

@@ -191,6 +191,9 @@ func build(ctx context.Context, cfg *config.Config, e *env, log *slog.Logger, li
 	}
 	if cfg.Metrics.Listen != "" {
 		p.metrics = bridge.NewMetrics()
+		if err := p.metrics.Register(fleetCollectors(cfg, p)...); err != nil {
+			return fail(fmt.Errorf("metrics: %w", err))
+		}
 		ln, err := net.Listen("tcp", cfg.Metrics.Listen)
 		if err != nil {
 			return fail(fmt.Errorf("metrics: %w", err))
