@@ -43,6 +43,11 @@ type Options struct {
 	// nil: none (the session still runs, without audio).
 	Mic     *audio.Mic
 	Speaker audio.Sink
+	// OpenMic, when Mic is nil, resolves the microphone when the first
+	// WebRTC session starts, so that a kiosk serving text agents never
+	// loads the sound system (audio.LazyMic.Open fits); an error means no
+	// microphone. The caller closes what it returns.
+	OpenMic func() (*audio.Mic, error)
 	Camera  Camera        // nil: no camera configured
 	Buttons button.Source // nil: no buttons (only agent requests then wait)
 	// Texts carries typed user turns (the demo, a technician's keyboard, the
@@ -103,6 +108,8 @@ type Bridge struct {
 	presses chan button.Event
 	led     *listenLED // o.LED, which it wraps
 	wg      sync.WaitGroup
+	micOnce sync.Once
+	micDev  *audio.Mic // see mic
 }
 
 // New returns a Bridge; Run starts it.
@@ -242,3 +249,6 @@ func (b *Bridge) present() []protocol.Modality {
 	}
 	return slices.Clip(out)
 }
+
+// opusDecoder decodes the agent's voice for the speaker.
+func opusDecoder() (client.Decoder, error) { return audio.NewDecoder() }

@@ -60,10 +60,15 @@ func (b *Bridge) session(ctx context.Context) (established bool, err error) {
 	var rtc *client.WebRTCTransport
 	opts := &client.Options{Modalities: b.present(), Logger: b.log}
 	if ag.Card.Params.AGUI.Transport == protocol.TransportWebRTC {
-		rtc, err = ag.DialWebRTC(ctx, &client.WebRTCOptions{Mic: b.o.Mic, Sink: b.o.Speaker, Logger: b.log.With("part", "webrtc")})
+		ro := &client.WebRTCOptions{Sink: b.o.Speaker, NewDecoder: opusDecoder, Logger: b.log.With("part", "webrtc")}
+		mic := b.mic()
+		if mic != nil { // a nil *audio.Mic would be a non-nil Microphone
+			ro.Mic = mic
+		}
+		rtc, err = ag.DialWebRTC(ctx, ro)
 		t = rtc
 		if err == nil {
-			opts.SessionID, opts.ExplicitTurns = rtc.SessionID(), b.o.Mic != nil
+			opts.SessionID, opts.ExplicitTurns = rtc.SessionID(), mic != nil
 		}
 	} else {
 		t, err = ag.Dial(ctx)

@@ -10,7 +10,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/agentcall/acbridge/audio"
 	"github.com/agentcall/acbridge/internal/rtcpeer"
 	"github.com/agentcall/acbridge/protocol"
 	"github.com/pion/webrtc/v4"
@@ -32,14 +31,15 @@ var errTransportClosed = errors.New("client: WebRTC transport closed")
 // teardown then stops the microphone, closes the peer connection and waits
 // for pion's goroutines and ours, so none outlives Close.
 type WebRTCTransport struct {
-	log   *slog.Logger
-	sid   string
-	pc    *webrtc.PeerConnection
-	dc    *webrtc.DataChannel
-	track *webrtc.TrackLocalStaticSample
-	mic   *audio.Mic
-	sink  audio.Sink
-	cands *candidateLog // what the policy made of the agent's candidates
+	log    *slog.Logger
+	sid    string
+	pc     *webrtc.PeerConnection
+	dc     *webrtc.DataChannel
+	track  *webrtc.TrackLocalStaticSample
+	mic    Microphone
+	sink   Sink
+	newDec func() (Decoder, error)
+	cands  *candidateLog // what the policy made of the agent's candidates
 
 	ctx    context.Context // ends with the connection; capture runs under it
 	cancel context.CancelFunc
@@ -76,7 +76,7 @@ func newWebRTCTransport(api *webrtc.API, o *WebRTCOptions, cands *candidateLog) 
 		return nil, fmt.Errorf("client: webrtc: %w", err)
 	}
 	t := &WebRTCTransport{
-		log: o.Logger.With("session", o.SessionID), sid: o.SessionID, pc: pc, mic: o.Mic, sink: o.Sink, cands: cands,
+		log: o.Logger.With("session", o.SessionID), sid: o.SessionID, pc: pc, mic: o.Mic, sink: o.Sink, newDec: o.NewDecoder, cands: cands,
 		items: make(chan []byte), recvDone: make(chan struct{}), opened: make(chan struct{}),
 		closing: make(chan struct{}), life: rtcpeer.NewLife(),
 	}

@@ -42,7 +42,7 @@ type parts struct {
 	metrics *bridge.Metrics
 	metSrv  *http.Server
 	kiosk   *kiosk.Server
-	mic     *audio.Mic
+	mic     *audio.LazyMic
 	speaker audio.Sink
 	token   string
 	texts   <-chan string // typed turns from standard input; nil: none
@@ -124,15 +124,12 @@ func build(ctx context.Context, cfg *config.Config, e *env, log *slog.Logger, li
 		p.closers = append(p.closers, cam.Close)
 		p.camera = &bridge.CameraJPEG{Cam: cam, Attached: cameraAttached(cfg.Camera.Device)}
 	}
-	// Voice: the microphone is only resolved here (opened per turn); the
-	// speaker opens when an agent's voice first arrives. A kiosk without
-	// them still talks to text agents.
-	if mic, err := audio.OpenMic(&audio.MicOptions{Device: cfg.Audio.Microphone, Logger: log.With("part", "audio")}); err != nil {
-		log.Info("no microphone: agents that own voice cannot hear this kiosk", "err", err)
-	} else {
-		p.mic = mic
-		p.closers = append(p.closers, mic.Close)
-	}
+	// Voice: the microphone is resolved when the first WebRTC session
+	// starts (opened per turn); the speaker opens when an agent's voice
+	// first arrives. Until then the sound system is not loaded, and a kiosk
+	// without them still talks to text agents.
+	p.mic = audio.NewLazyMic(&audio.MicOptions{Device: cfg.Audio.Microphone, Logger: log.With("part", "audio")})
+	p.closers = append(p.closers, p.mic.Close)
 	spk := &lazySpeaker{opts: audio.SpeakerOptions{Device: cfg.Audio.Speaker, Logger: log.With("part", "audio")}, log: log}
 	p.speaker = spk
 	p.closers = append(p.closers, spk.Close)
@@ -346,7 +343,7 @@ func bridgeOptions(cfg *config.Config, p *parts, e *env, onState func(bridge.Sta
 	if p.kiosk != nil {
 		o.Display = p.kiosk.Display
 	}
-	o.Mic, o.Speaker = p.mic, p.speaker
+	o.OpenMic, o.Speaker = p.mic.Open, p.speaker
 	o.EngagementIdle = cfg.Audio.EngagementIdle.Duration
 	return o
 }
