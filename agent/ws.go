@@ -3,7 +3,6 @@ package agent
 import (
 	"context"
 	"errors"
-	"log/slog"
 	"net/http"
 	"time"
 
@@ -17,8 +16,8 @@ var errIdle = errors.New("agent: client idle")
 
 // serveAGUI is the WebSocket adapter: it authenticates the upgrade, then
 // moves frames between the socket and a conversation. It holds no protocol
-// logic of its own, so a WebRTC data channel can drive the same
-// conversation later.
+// logic of its own: the WebRTC data channel (webrtc_session.go) drives the
+// same conversation, and both send through deliver.
 func (a *Agent) serveAGUI(w http.ResponseWriter, r *http.Request) {
 	if !a.authorized(r) {
 		// Log neither the header nor the token: only that it failed.
@@ -68,6 +67,7 @@ func (a *Agent) serveConn(conn *websocket.Conn, remote string) {
 		_ = conn.Close(status, reason)
 	})
 	conv := newConversation(a.cfg, log)
+	c := wsConn{conn: conn, a: a}
 	frames := 0
 	defer func() {
 		idle.Stop()
@@ -86,40 +86,13 @@ func (a *Agent) serveConn(conn *websocket.Conn, remote string) {
 				// The peer went away, or Close/idle closed the socket.
 				return
 			}
-			a.finish(log, conn, conv.reject(err))
+			deliver(log, c, conv.reject(err))
 			return
 		}
 		frames++
 		idle.Reset(a.idle)
-		if !a.finish(log, conn, conv.receive(frame)) {
+		if !deliver(log, c, conv.receive(frame)) {
 			return
 		}
 	}
-}
-
-// finish sends a reply and closes the connection when it says so; it
-// reports whether the session goes on.
-func (a *Agent) finish(log *slog.Logger, conn *websocket.Conn, r reply) bool {
-	for i := range r.envelopes {
-		frame, err := protocol.MarshalEnvelope(&r.envelopes[i])
-		if err == nil {
-			ctx, cancel := context.WithTimeout(context.Background(), a.write)
-			err = wsframe.Write(ctx, conn, frame)
-			cancel()
-		}
-		if err != nil {
-			log.Info("agent: send failed; closing", "err", err)
-			_ = conn.Close(websocket.StatusInternalError, "send failed")
-			return false
-		}
-	}
-	switch {
-	case r.closeErr != nil:
-		_ = wsframe.Close(conn, r.closeErr)
-		return false
-	case r.ended:
-		_ = conn.Close(websocket.StatusNormalClosure, "session ended")
-		return false
-	}
-	return true
 }
