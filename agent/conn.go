@@ -2,7 +2,9 @@ package agent
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
+	"time"
 
 	"github.com/agentcall/acbridge/internal/wsframe"
 	"github.com/agentcall/acbridge/protocol"
@@ -14,6 +16,12 @@ import (
 // data channel (rtcSession). A conversation's replies reach either through
 // deliver, so what is sent and when a session closes is decided once.
 type sessionConn interface {
+	// recv blocks for the client's next frame; a *protocol.Error says
+	// which frame rule it broke, any other error that the session is over.
+	recv() ([]byte, error)
+	// idleOut ends the session because the client stayed silent for the
+	// agent's idle time; it is called from a timer and must not block.
+	idleOut()
 	// send writes one frame within the agent's write bound.
 	send(frame []byte) error
 	// closeAfter ends the connection once the last reply is out: a send
@@ -30,6 +38,34 @@ const (
 	closeViolation
 	closeSessionEnded
 )
+
+// errIdle is why a session whose client stayed silent too long ends: on
+// its own terms, as far as closing goes.
+var errIdle = fmt.Errorf("%w: client idle", errSessionOver)
+
+// converse runs conv over c until the session ends: each client frame
+// restarts the idle timer and its reply goes out through deliver. receive
+// is conv.receive plus what the transport adds. It returns the number of
+// frames received.
+func (a *Agent) converse(log *slog.Logger, c sessionConn, conv *conversation, receive func([]byte) reply) int {
+	idle := time.AfterFunc(a.idle, c.idleOut)
+	defer idle.Stop()
+	frames := 0
+	for {
+		frame, err := c.recv()
+		if err != nil {
+			if isProtocolError(err) {
+				deliver(log, c, conv.reject(err))
+			}
+			return frames
+		}
+		frames++
+		idle.Reset(a.idle)
+		if !deliver(log, c, receive(frame)) {
+			return frames
+		}
+	}
+}
 
 // deliver sends r's envelopes on c and reports whether the session goes
 // on; when it does not, c has been told why.
@@ -62,9 +98,16 @@ func deliver(log *slog.Logger, c sessionConn, r reply) bool {
 // wsConn is a session's WebSocket: the close status says why it ended,
 // since a WebSocket has one.
 type wsConn struct {
-	conn *websocket.Conn
-	a    *Agent
+	conn  *websocket.Conn
+	a     *Agent
+	close context.CancelCauseFunc // cancels the connection's context, which closes the socket
 }
+
+// recv reads with no deadline of its own: closing the socket (Agent.Close,
+// idle) is what unblocks it.
+func (w wsConn) recv() ([]byte, error) { return wsframe.Read(context.Background(), w.conn) }
+
+func (w wsConn) idleOut() { w.close(errIdle) }
 
 func (w wsConn) send(frame []byte) error {
 	ctx, cancel := context.WithTimeout(context.Background(), w.a.write)

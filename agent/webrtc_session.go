@@ -46,6 +46,7 @@ type rtcSession struct {
 	life    *rtcpeer.Life // peer.Life: why the session ended; the goroutines teardown waits for
 
 	// Owned by run's goroutine.
+	conv      *conversation
 	replyGen  uint64
 	replyStop chan struct{} // closes to stop the reply playing, nil if none
 
@@ -172,6 +173,7 @@ func (s *rtcSession) run() {
 	defer s.a.release()
 	start := s.a.now()
 	conv := newConversation(s.a.cfg, s.log)
+	s.conv = conv
 	frames := 0
 	defer func() {
 		s.stopReply()
@@ -193,39 +195,39 @@ func (s *rtcSession) run() {
 	case <-s.ctx.Done():
 		return
 	}
-	idle := time.NewTimer(s.a.idle)
-	defer idle.Stop()
+	frames = s.a.converse(s.log, s, conv, func(frame []byte) reply { return s.receive(conv, frame) })
+}
+
+// recv waits for the client's next frame; meanwhile it completes the run
+// of a reply voice that finished playing. When the connection is lost it
+// runs what the client sent before (lastFrames) and reports the end.
+func (s *rtcSession) recv() ([]byte, error) {
 	for {
 		select {
 		case it := <-s.items:
-			if it.err != nil {
-				if isProtocolError(it.err) {
-					deliver(s.log, s, conv.reject(it.err))
-				}
-				return
-			}
-			frames++
-			idle.Reset(s.a.idle)
-			if !deliver(s.log, s, s.receive(conv, it.frame)) {
-				return
-			}
+			return it.frame, it.err
 		case gen := <-s.replies:
-			if gen == s.replyGen && conv.sess.RunActive() {
+			if gen == s.replyGen && s.conv.sess.RunActive() {
 				s.replyStop = nil
-				conv.complete()
-				if !deliver(s.log, s, conv.flush()) {
-					return
+				s.conv.complete()
+				if !deliver(s.log, s, s.conv.flush()) {
+					return nil, errSessionOver
 				}
 			}
-		case <-idle.C:
-			s.log.Info("agent: client idle; closing")
-			return
 		case <-s.life.Ended():
-			s.lastFrames(conv)
-			return
+			if !errors.Is(s.err(), errSessionOver) {
+				s.lastFrames(s.conv)
+			}
+			return nil, s.err()
 		case <-s.ctx.Done():
-			return
+			return nil, s.ctx.Err()
 		}
+	}
+}
+
+func (s *rtcSession) idleOut() {
+	if s.life.End(errIdle) {
+		s.log.Info("agent: client idle; closing")
 	}
 }
 

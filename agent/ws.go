@@ -11,9 +11,6 @@ import (
 	"github.com/coder/websocket"
 )
 
-// errIdle is the cancel cause of a connection that stayed silent too long.
-var errIdle = errors.New("agent: client idle")
-
 // serveAGUI is the WebSocket adapter: it authenticates the upgrade, then
 // moves frames between the socket and a conversation. It holds no protocol
 // logic of its own: the WebRTC data channel (webrtc_session.go) drives the
@@ -56,7 +53,6 @@ func (a *Agent) serveConn(conn *websocket.Conn, remote string) {
 	start := a.now()
 	log := a.log.With("remote", remote)
 	ctx, cancel := context.WithCancelCause(a.ctx)
-	idle := time.AfterFunc(a.idle, func() { cancel(errIdle) })
 	closed := make(chan struct{})
 	stopCloser := context.AfterFunc(ctx, func() {
 		defer close(closed)
@@ -67,10 +63,8 @@ func (a *Agent) serveConn(conn *websocket.Conn, remote string) {
 		_ = conn.Close(status, reason)
 	})
 	conv := newConversation(a.cfg, log)
-	c := wsConn{conn: conn, a: a}
 	frames := 0
 	defer func() {
-		idle.Stop()
 		if !stopCloser() {
 			<-closed
 		}
@@ -79,20 +73,5 @@ func (a *Agent) serveConn(conn *websocket.Conn, remote string) {
 		conv.close()
 		log.Info("agent: connection closed", "frames", frames, "duration", a.now().Sub(start).Round(time.Millisecond))
 	}()
-	for {
-		frame, err := wsframe.Read(context.Background(), conn)
-		if err != nil {
-			if !isProtocolError(err) {
-				// The peer went away, or Close/idle closed the socket.
-				return
-			}
-			deliver(log, c, conv.reject(err))
-			return
-		}
-		frames++
-		idle.Reset(a.idle)
-		if !deliver(log, c, conv.receive(frame)) {
-			return
-		}
-	}
+	frames = a.converse(log, wsConn{conn: conn, a: a, close: cancel}, conv, conv.receive)
 }
