@@ -16,11 +16,7 @@ import (
 // logic of its own: the WebRTC data channel (webrtc_session.go) drives the
 // same conversation, and both send through deliver.
 func (a *Agent) serveAGUI(w http.ResponseWriter, r *http.Request) {
-	if !a.authorized(r) {
-		// Log neither the header nor the token: only that it failed.
-		a.log.Info("agent: unauthorized AG-UI request", "remote", r.RemoteAddr)
-		w.Header().Set("WWW-Authenticate", `Bearer realm="agentcall-agui"`)
-		http.Error(w, "a bearer token is required: send Authorization: Bearer TOKEN", http.StatusUnauthorized)
+	if !a.admit(w, r) {
 		return
 	}
 	if err := a.acquire(); err != nil {
