@@ -72,6 +72,16 @@ type Options struct {
 
 	ReconnectMin time.Duration // default 1 s
 	ReconnectMax time.Duration // default 60 s
+	// StableAfter is how long a session must last before the reconnect
+	// backoff starts over (default 30 s).
+	StableAfter time.Duration
+	// RunTimeout: a run with no event from the agent for this long gets
+	// response.cancel (default 30 s). CancelGrace: a run still open this
+	// long after a response.cancel ends the session (default 5 s).
+	RunTimeout, CancelGrace time.Duration
+	// RunBudget bounds what the agent may send in one run (nil: the
+	// client's defaults).
+	RunBudget *client.RunBudget
 
 	// Out receives the conversation for the person (default: discard).
 	Out io.Writer
@@ -108,6 +118,8 @@ type Bridge struct {
 	presses chan button.Event
 	led     *listenLED // o.LED, which it wraps
 	wg      sync.WaitGroup
+	up      time.Time  // when the last session was established
+	voiceIn *heardSink // the Speaker, noting the agent's voice; nil without one
 	micOnce sync.Once
 	micDev  *audio.Mic // see mic
 }
@@ -141,6 +153,15 @@ func New(o Options) *Bridge {
 	if o.PhotoIntent == "" {
 		o.PhotoIntent = "identify"
 	}
+	if o.StableAfter == 0 {
+		o.StableAfter = 30 * time.Second
+	}
+	if o.RunTimeout == 0 {
+		o.RunTimeout = 30 * time.Second
+	}
+	if o.CancelGrace == 0 {
+		o.CancelGrace = 5 * time.Second
+	}
 	if o.LED == nil {
 		o.LED = button.NopIndicator{}
 	}
@@ -149,7 +170,11 @@ func New(o Options) *Bridge {
 	}
 	led := &listenLED{Indicator: o.LED}
 	o.LED = led
-	return &Bridge{o: o, log: o.Logger, audit: o.Audit, presses: make(chan button.Event, 16), led: led}
+	b := &Bridge{o: o, log: o.Logger, audit: o.Audit, presses: make(chan button.Event, 16), led: led}
+	if o.Speaker != nil {
+		b.voiceIn = &heardSink{Sink: o.Speaker, now: o.Now}
+	}
+	return b
 }
 
 // Run connects to the agent and serves sessions until ctx is done,
@@ -170,14 +195,14 @@ func (b *Bridge) Run(ctx context.Context) error {
 		if errors.Is(err, errHardwareChanged) {
 			continue
 		}
-		if established {
+		if established && b.stable(b.up) {
 			bo.Reset()
 		}
 		b.state(State{Err: err})
 		b.o.Metrics.reconnect()
 		delay := bo.Next()
 		b.log.Warn("agent session ended; reconnecting", "err", err, "in", delay.Round(time.Millisecond), "attempt", bo.Failures())
-		b.show(notice.Notice{Kind: notice.Disconnected, Text: fmt.Sprintf("%v — retrying in %s", err, delay.Round(100*time.Millisecond))})
+		b.show(notice.Notice{Kind: notice.Disconnected, Text: fmt.Sprintf("%s — retrying in %s", why(err), delay.Round(100*time.Millisecond))})
 		if !b.wait(ctx, delay) {
 			return nil
 		}
@@ -187,25 +212,26 @@ func (b *Bridge) Run(ctx context.Context) error {
 // wait sleeps between sessions; presses meanwhile are answered, not queued
 // for the next session (a stale press must never arm the reader later).
 func (b *Bridge) wait(ctx context.Context, d time.Duration) bool {
-	timer := time.NewTimer(d)
-	defer timer.Stop()
-	for {
-		select {
-		case <-timer.C:
-			return true
-		case ev := <-b.presses:
-			if ev.Pressed && !ev.Long {
-				b.info("not connected to the agent yet; press again in a moment")
-			}
-		case <-b.o.Texts:
-			b.info("not connected to the agent yet; nothing was sent")
-		case <-ctx.Done():
-			return false
-		}
+	wctx, cancel := context.WithTimeout(ctx, d)
+	defer cancel()
+	refuseUntil(b, wctx.Done())
+	return ctx.Err() == nil
+}
+
+// why says in plain words why a session ended or did not start.
+func why(err error) string {
+	if client.PeerClosed(err) {
+		return fmt.Sprintf("the agent closed the connection (%v)", err)
 	}
+	return fmt.Sprint(err)
 }
 
 func (b *Bridge) state(s State) {
+	if s.Err != nil {
+		// The reason may quote the agent, and ends up in sd_notify STATUS=
+		// (one line per field there) and systemctl status.
+		s.Err = errors.New(notice.Clean(s.Err.Error()))
+	}
 	if b.o.OnState != nil {
 		b.o.OnState(s)
 	}

@@ -5,6 +5,7 @@ import (
 	"net"
 	"net/http"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -17,6 +18,7 @@ import (
 	"github.com/agentcall/acbridge/camera"
 	"github.com/agentcall/acbridge/client"
 	"github.com/agentcall/acbridge/nfc/nfctest"
+	"github.com/agentcall/acbridge/protocol"
 	"go.uber.org/goleak"
 )
 
@@ -69,6 +71,11 @@ type rig struct {
 	speaker *audiotest.Recorder
 	// tune, if set, changes the bridge's options before it starts.
 	tune func(*bridge.Options)
+	// handler, if set, serves instead of the reference agent (which it
+	// may wrap); noWait skips waiting for the first session.
+	handler func(*agent.Agent) http.Handler
+	noWait  bool
+	photos  atomic.Int32 // camera captures started
 }
 
 func (r *rig) serve(addr string) {
@@ -89,6 +96,9 @@ func (r *rig) serve(addr string) {
 	}
 	r.agent = a
 	r.srv = &http.Server{Handler: r.agent}
+	if r.handler != nil {
+		r.srv.Handler = r.handler(r.agent)
+	}
 	go r.srv.Serve(ln)
 }
 
@@ -119,7 +129,7 @@ func newRig(t *testing.T, setup ...func(*rig)) *rig {
 		AgentURL:      base,
 		Policy:        &client.Policy{AllowInsecureLocal: true},
 		Reader:        r.reader,
-		Camera:        &bridge.CameraJPEG{Cam: r.cam},
+		Camera:        &countingCamera{Camera: &bridge.CameraJPEG{Cam: r.cam}, n: &r.photos},
 		Mic:           r.mic,
 		Speaker:       r.speakerSink(),
 		Buttons:       r.buttons,
@@ -140,7 +150,9 @@ func newRig(t *testing.T, setup ...func(*rig)) *rig {
 	r.cancel = cancel
 	go func() { r.done <- b.Run(ctx) }()
 	t.Cleanup(r.stop)
-	waitFor(t, r.out, "[connected to", 1)
+	if !r.noWait {
+		waitFor(t, r.out, "[connected to", 1)
+	}
 	return r
 }
 
@@ -192,8 +204,10 @@ func TestScanTeachConfirmRescan(t *testing.T) {
 	r.reader.Tap(canaryUID)
 	waitFor(t, r.out, "agent: Unknown object; no association stored.", 1)
 	r.reader.Remove()
+	waitRuns(t, r.out, 1) // a line typed while the agent answers is refused
 	r.say("teach object Workshop router")
 	waitFor(t, r.out, "agent: Proposed Workshop router", 1)
+	waitRuns(t, r.out, 2)
 	r.say("confirm object")
 	waitFor(t, r.out, "agent: Confirmed Workshop router for this session.", 1)
 	waitRuns(t, r.out, 3)
@@ -220,6 +234,7 @@ func TestAgentRequestAnsweredOnlyByMatchingPress(t *testing.T) {
 	if !strings.Contains(r.log.String(), "interactionId=turn-1-nfc") {
 		t.Errorf("the answer's audit line has no interactionId:\n%s", r.log.String())
 	}
+	waitRuns(t, r.out, 1)
 	r.say("take a photo")
 	waitFor(t, r.out, "agent asks:", 2)
 	r.press(button.Photo)
@@ -301,4 +316,15 @@ func (r *rig) speakerSink() audio.Sink {
 		return nil
 	}
 	return r.speaker
+}
+
+// countingCamera counts the captures started.
+type countingCamera struct {
+	bridge.Camera
+	n *atomic.Int32
+}
+
+func (c *countingCamera) Photo(ctx context.Context) (*protocol.Image, error) {
+	c.n.Add(1)
+	return c.Camera.Photo(ctx)
 }

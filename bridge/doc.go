@@ -5,7 +5,12 @@
 // It keeps the daemon working through every fault a kiosk sees: the agent
 // down, refusing or closing (reconnect with jittered backoff, session-local
 // state dropped each time), pcscd or the camera failing (retried on the next
-// press, without restarting).
+// press, without restarting). The kiosk keeps its promises to the person
+// (run.go, connect.go): input with no session to serve it is refused at
+// once, never kept for later; a silent agent is cancelled after the run
+// timeout and dropped after the cancel grace; a long CANCEL disarms a
+// running collection; text from the agent is cleaned of controls in the one
+// place it is shown or spoken (notice.go).
 //
 // Spec sections: "Session and input" (capabilities offered are the enabled
 // modalities whose hardware is present now), "Agent-requested collection"

@@ -30,7 +30,7 @@ func NewMetrics() *Metrics {
 	m := &Metrics{
 		reg: prometheus.NewRegistry(),
 		collections: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "acbridge_collections_total",
-			Help: "Scans and photos started by a press, by kind and result."}, []string{"kind", "result"}),
+			Help: "Scans and photos started by a press, by kind and result (ok, error, cancelled)."}, []string{"kind", "result"}),
 		latency: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "acbridge_collection_seconds",
 			Help:    "Time from a press to a finished scan or photo.",
 			Buckets: []float64{.05, .1, .25, .5, 1, 2, 5, 10, 30}}, []string{"kind"}),
@@ -57,12 +57,15 @@ func (m *Metrics) Handler() http.Handler {
 	return promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{})
 }
 
-func (m *Metrics) collection(kind string, d time.Duration, err error) {
+func (m *Metrics) collection(kind string, d time.Duration, err error, cancelled bool) {
 	if m == nil {
 		return
 	}
 	result := "ok"
-	if err != nil {
+	switch {
+	case cancelled:
+		result = "cancelled"
+	case err != nil:
 		result = "error"
 	}
 	m.collections.WithLabelValues(kind, result).Inc()

@@ -25,15 +25,19 @@ type conv struct {
 	// collecting is the control whose collection runs (one at a time)
 	collecting string
 	results    chan collected
-	text       strings.Builder // the run's text, for TTS when no segments came
-	queued     []string        // typed turns waiting for the active run to end
-	spoke      bool
 	speakText  bool // voice.owner is "client": speak the agent's text
 	offered    []protocol.Modality
 	voice      *voice // nil without a microphone or on WebSocket
 
 	// notes carry notices from collection goroutines; the loop shows them.
 	notes chan notice.Notice
+
+	// stopCollect disarms the running collection (a long CANCEL);
+	// disarmed says it did.
+	stopCollect context.CancelFunc
+	disarmed    bool
+	run         runState // the agent's current run
+	watch       runWatch
 }
 
 // errHardwareChanged ends a session whose offered modalities no longer match
@@ -50,37 +54,14 @@ type collected struct {
 }
 
 // session runs one logical session to its end. established reports whether
-// session.established was reached (the backoff resets then).
+// session.established was reached; b.up is when.
 func (b *Bridge) session(ctx context.Context) (established bool, err error) {
-	ag, err := client.Discover(ctx, b.o.AgentURL, b.o.Token, b.o.Policy)
+	d, err := b.connect(ctx)
 	if err != nil {
 		return false, err
 	}
-	var t client.Transport
-	var rtc *client.WebRTCTransport
-	opts := &client.Options{Modalities: b.present(), Logger: b.log}
-	if ag.Card.Params.AGUI.Transport == protocol.TransportWebRTC {
-		ro := &client.WebRTCOptions{Sink: b.o.Speaker, NewDecoder: opusDecoder, Logger: b.log.With("part", "webrtc")}
-		mic := b.mic()
-		if mic != nil { // a nil *audio.Mic would be a non-nil Microphone
-			ro.Mic = mic
-		}
-		rtc, err = ag.DialWebRTC(ctx, ro)
-		t = rtc
-		if err == nil {
-			opts.SessionID, opts.ExplicitTurns = rtc.SessionID(), mic != nil
-		}
-	} else {
-		t, err = ag.Dial(ctx)
-	}
-	if err != nil {
-		return false, err
-	}
-	mods := opts.Modalities
-	s, err := client.Start(ctx, t, ag.Card, opts)
-	if err != nil {
-		return false, err
-	}
+	b.up = b.o.Now()
+	ag, s, rtc, mods := d.ag, d.s, d.rtc, d.mods
 	c := &conv{b: b, s: s, origin: ag.Origin, results: make(chan collected, 1), notes: make(chan notice.Notice, 4), offered: mods,
 		speakText: ag.Card.Params.Voice.Owner == "client"}
 	b.o.Metrics.session()
@@ -112,8 +93,15 @@ func (c *conv) loop(ctx context.Context) error {
 	}()
 	hw := time.NewTicker(c.b.o.HardwareCheck)
 	defer hw.Stop()
+	watch := time.NewTicker(c.b.watchTick())
+	defer watch.Stop()
+	defer c.runCutOff()
 	for {
 		select {
+		case <-watch.C:
+			if err := c.checkRun(ctx); err != nil {
+				return err
+			}
 		case <-hw.C:
 			// Between runs only: a person mid-conversation keeps the session.
 			if now := c.b.present(); !slices.Equal(now, c.offered) && !c.s.Busy() && c.collecting == "" && !c.listening() {
@@ -127,6 +115,7 @@ func (c *conv) loop(ctx context.Context) error {
 			if !ok {
 				return c.s.Err()
 			}
+			c.watch.alive(c.b.o.Now())
 			c.voiceActivity()
 			c.event(ctx, env)
 		case <-c.voiceTick():
@@ -161,35 +150,24 @@ func (c *conv) event(ctx context.Context, env protocol.Envelope) {
 	e := env.Event
 	switch e.Type {
 	case protocol.EventRunStarted:
-		c.text.Reset()
-		c.spoke = false
+		c.runStarted()
 	case protocol.EventTextDelta:
-		c.text.WriteString(e.Text)
+		c.delta(e.Text)
 		b.show(notice.Notice{Kind: notice.AgentText, Text: e.Text})
-		b.log.Info("agent text", "chars", len(e.Text))
 	case protocol.EventSpeechSegment:
-		if c.speakText && b.o.Speak != nil {
-			b.o.Speak(e.Text)
-			c.spoke = true
+		if c.speakText {
+			b.speak(e.Text)
+			c.run.spoke = true
 		}
 	case protocol.EventRunCompleted:
 		b.display(notice.Notice{Kind: notice.RunDone})
-		if len(c.queued) > 0 {
-			text := c.queued[0]
-			c.queued = c.queued[1:]
-			defer c.say(ctx, text)
-		}
-		if c.speakText && !c.spoke && c.text.Len() > 0 && b.o.Speak != nil {
-			b.o.Speak(c.text.String())
-		}
+		c.runCompleted()
 	case protocol.EventInteractionRequested:
 		mod, _ := protocol.KindModality(e.Kind)
 		b.show(notice.Notice{Kind: notice.Prompt, Text: e.Prompt, Control: controlFor(mod)})
 		b.log.Info("agent requests a collection", "kind", e.Kind, "interactionId", e.InteractionID)
 		b.o.LED.Set(button.LightBlink)
-		if b.o.Speak != nil && e.SpokenPrompt != "" {
-			b.o.Speak(e.SpokenPrompt)
-		}
+		b.speak(e.SpokenPrompt)
 	case protocol.EventInteractionResolved:
 		b.log.Info("agent request resolved", "interactionId", e.InteractionID, "outcome", e.Outcome)
 		if e.Outcome == protocol.OutcomeCancelled {
@@ -228,14 +206,14 @@ func modalityFor(control string) (protocol.Modality, bool) {
 // collection goroutine.
 func (c *conv) press(ctx context.Context, ev button.Event) bool {
 	b := c.b
+	if c.ended() {
+		b.refusePress(ev)
+		return false
+	}
 	if ev.Control == button.Cancel && ev.Long {
 		// The microphone first: nothing more goes out for the turn.
 		c.endVoice(ctx, endCancel)
-		if err := c.s.Cancel(ctx); err != nil {
-			b.log.Warn("cancel not sent", "err", err)
-		} else {
-			b.info("cancelled")
-		}
+		c.cancel(ctx)
 		return false
 	}
 	if ev.Control == button.Talk {
@@ -271,6 +249,7 @@ func (c *conv) press(ctx context.Context, ev button.Event) bool {
 	}
 	c.collecting = ev.Control
 	started := b.o.Now()
+	ctx, c.stopCollect = context.WithCancel(ctx)
 	switch mod {
 	case protocol.NFC:
 		c.scans++
@@ -323,6 +302,7 @@ func (c *conv) photo(ctx context.Context, id string) (*protocol.Observation, err
 func (c *conv) collectionDone(ctx context.Context, r collected) {
 	b := c.b
 	c.collecting = ""
+	cancelled := c.collectCancelled()
 	light := button.LightOff
 	if _, pending := c.s.Pending(); pending {
 		light = button.LightBlink
@@ -332,7 +312,12 @@ func (c *conv) collectionDone(ctx context.Context, r collected) {
 	if r.control == button.Photo {
 		kind = "photo"
 	}
-	b.o.Metrics.collection(kind, b.o.Now().Sub(r.started), r.err)
+	b.o.Metrics.collection(kind, b.o.Now().Sub(r.started), r.err, cancelled)
+	if cancelled {
+		// Even a result that raced the CANCEL is not sent.
+		b.show(notice.Notice{Kind: notice.Disarmed, Control: r.control, Text: kind + " cancelled"})
+		return
+	}
 	if r.err != nil {
 		if ctx.Err() == nil {
 			b.log.Warn(kind+" failed", "err", r.err)
@@ -362,13 +347,15 @@ func (c *conv) say(ctx context.Context, text string) {
 	if text == "" {
 		return
 	}
+	if c.ended() {
+		c.b.refuseText()
+		return
+	}
 	if c.s.Busy() {
-		// Typed while the agent answers: sent when it is done, as a person
-		// expects of a chat; a few at most.
-		if len(c.queued) < 4 {
-			c.queued = append(c.queued, text)
-			return
-		}
+		// Never kept for later: a line sent after a long or cancelled
+		// answer would surprise the person, or the next one.
+		c.b.show(notice.Notice{Kind: notice.Refused, Text: "the agent is still answering: not sent — type it again when it is done, or hold CANCEL"})
+		return
 	}
 	if _, err := c.s.Say(ctx, text); err != nil {
 		c.b.log.Warn("text not sent", "err", err)

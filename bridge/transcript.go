@@ -19,18 +19,48 @@ type Transcript struct {
 	mu      sync.Mutex
 	buf     bytes.Buffer
 	runs    int
+	notices []notice.Notice // the last maxNotices
 	changed chan struct{}
 }
 
-// Display counts the agent's finished runs; use it as Options.Display.
+// maxNotices bounds the notices a Transcript keeps (a flooding agent).
+const maxNotices = 4096
+
+// Display records the notices and counts the agent's finished runs; use it
+// as Options.Display.
 func (t *Transcript) Display(n notice.Notice) {
-	if n.Kind != notice.RunDone {
-		return
-	}
 	t.mu.Lock()
-	t.runs++
+	if n.Kind == notice.RunDone {
+		t.runs++
+	}
+	if len(t.notices) == maxNotices {
+		t.notices = append(t.notices[:0], t.notices[maxNotices/2:]...)
+	}
+	t.notices = append(t.notices, n)
 	t.signalLocked()
 	t.mu.Unlock()
+}
+
+// WaitNotice blocks until n of the notices kept match, or ctx is done.
+func (t *Transcript) WaitNotice(ctx context.Context, match func(notice.Notice) bool, n int) error {
+	return t.wait(ctx, func() bool { return t.countLocked(match) >= n })
+}
+
+// CountNotices counts the notices kept that match.
+func (t *Transcript) CountNotices(match func(notice.Notice) bool) int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.countLocked(match)
+}
+
+func (t *Transcript) countLocked(match func(notice.Notice) bool) int {
+	c := 0
+	for _, n := range t.notices {
+		if match(n) {
+			c++
+		}
+	}
+	return c
 }
 
 func (t *Transcript) signalLocked() {

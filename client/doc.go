@@ -10,5 +10,8 @@
 // the WebRTC data channel (webrtc*.go: one Opus track each way, the
 // agentcall.events channel, push-to-talk explicit turns or, without them,
 // engagements a press opens). Events reach the owner through one channel
-// (Session.Events); nothing else calls back.
+// (Session.Events); nothing else calls back. Every run is bounded
+// (RunBudget, budget.go): the spec bounds each event, not how many an
+// agent sends, so the engine cancels a run past its budget and ends the
+// session when the agent goes on.
 package client

@@ -29,6 +29,8 @@ type Options struct {
 	EstablishTimeout time.Duration
 	// Logger receives protocol errors (codes only; default: discard).
 	Logger *slog.Logger
+	// RunBudget bounds each run (nil: DefaultRunBytes, DefaultRunEvents).
+	RunBudget *RunBudget
 }
 
 // Session is one logical AG-UI session over a Transport. Its methods are safe
@@ -45,6 +47,9 @@ type Session struct {
 	mu  sync.Mutex // guards st, err and the order of sends
 	st  *protocol.Session
 	err error
+
+	budget    budget // the read loop's
+	lastFrame int    // size of the envelope recv returned last
 
 	closeOnce sync.Once
 }
@@ -102,6 +107,7 @@ func Start(ctx context.Context, t Transport, card *protocol.Card, opts *Options)
 		t.Close(err)
 		return nil, err
 	}
+	s.budget = newBudget(o.RunBudget)
 	rctx, rcancel := context.WithCancel(context.Background())
 	s.cancel = rcancel
 	s.wg.Add(1)
@@ -115,6 +121,7 @@ func (s *Session) recv(ctx context.Context) (*protocol.Envelope, error) {
 	if err != nil {
 		return nil, err
 	}
+	s.lastFrame = len(frame)
 	env, err := protocol.ParseEnvelope(frame)
 	if err != nil {
 		return nil, err
@@ -140,6 +147,9 @@ func (s *Session) readLoop(ctx context.Context) {
 		var env *protocol.Envelope
 		env, err = s.recv(ctx)
 		if err != nil {
+			return
+		}
+		if err = s.overBudget(s.budget.count(env.Event.Type, s.lastFrame)); err != nil {
 			return
 		}
 		if !knownEvent(env.Event.Type) {

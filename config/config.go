@@ -42,6 +42,11 @@ type Agent struct {
 	TokenFile          string   `toml:"token_file"`
 	AllowInsecureLocal bool     `toml:"allow_insecure_local"`
 	ReconnectMax       Duration `toml:"reconnect_max"`
+	StableAfter        Duration `toml:"stable_after"`
+	RunTimeout         Duration `toml:"run_timeout"`
+	CancelGrace        Duration `toml:"cancel_grace"`
+	RunMaxBytes        int      `toml:"run_max_bytes"`
+	RunMaxEvents       int      `toml:"run_max_events"`
 }
 
 // Keystore locates the device secret.
@@ -163,6 +168,15 @@ func (c *Config) applyDefaults() {
 		}
 	}
 	setDur(&c.Agent.ReconnectMax, 60*time.Second)
+	setDur(&c.Agent.StableAfter, 30*time.Second)
+	setDur(&c.Agent.RunTimeout, 30*time.Second)
+	setDur(&c.Agent.CancelGrace, 5*time.Second)
+	if c.Agent.RunMaxBytes == 0 {
+		c.Agent.RunMaxBytes = 1 << 20
+	}
+	if c.Agent.RunMaxEvents == 0 {
+		c.Agent.RunMaxEvents = 10000
+	}
 	setStr(&c.Keystore.Path, "/var/lib/acbridge/keystore.json")
 	if c.Modalities.Enabled == nil {
 		c.Modalities.Enabled = []string{"nfc", "photo"}
@@ -260,6 +274,21 @@ func (c *Config) Validate() error {
 	}
 	if c.Agent.ReconnectMax.Duration < time.Second || c.Agent.ReconnectMax.Duration > time.Hour {
 		add("agent.reconnect_max must be between 1s and 1h")
+	}
+	if c.Agent.StableAfter.Duration < time.Second || c.Agent.StableAfter.Duration > time.Hour {
+		add("agent.stable_after must be between 1s and 1h")
+	}
+	if c.Agent.RunTimeout.Duration < time.Second || c.Agent.RunTimeout.Duration > 10*time.Minute {
+		add("agent.run_timeout must be between 1s and 10m")
+	}
+	if c.Agent.CancelGrace.Duration < 100*time.Millisecond || c.Agent.CancelGrace.Duration > time.Minute {
+		add("agent.cancel_grace must be between 100ms and 1m")
+	}
+	if c.Agent.RunMaxBytes < 64<<10 || c.Agent.RunMaxBytes > 16<<20 {
+		add("agent.run_max_bytes must be between 65536 (64 KiB) and 16777216 (16 MiB)")
+	}
+	if c.Agent.RunMaxEvents < 100 || c.Agent.RunMaxEvents > 1000000 {
+		add("agent.run_max_events must be between 100 and 1000000")
 	}
 	for _, m := range c.Modalities.Enabled {
 		if m != "nfc" && m != "photo" {

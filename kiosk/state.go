@@ -188,7 +188,7 @@ func (s *state) apply(n notice.Notice, now time.Time) {
 			s.listening = ""
 		}
 		s.add("info", "", clean(n.Text, maxLineText), now)
-	case notice.Info:
+	case notice.Info, notice.Refused:
 		s.add("info", "", clean(n.Text, maxLineText), now)
 	}
 }

@@ -29,7 +29,13 @@ const (
 	Sent         Kind = "sent"           // Control's observation left the device
 	User         Kind = "user"           // Text: what the person said
 	Info         Kind = "info"           // Text: anything else, in plain words
+	// Refused: a press (Control) or a typed line (no Control) that was not
+	// acted on and is not kept for later; Text says why.
+	Refused Kind = "refused"
 )
+
+// NotConnected is the Refused text for input with no session to serve it.
+const NotConnected = "not connected — press again when it says connected"
 
 // Notice is one thing shown to the person.
 type Notice struct {

@@ -110,6 +110,16 @@ func (d *daemonProc) press(code uint16) {
 	}
 }
 
+// tap presses scan until the reader arms (after a pcscd restart the
+// session may first be renegotiated without nfc), then taps uid on card.
+func (d *daemonProc) tap(card *vpcd.Card, uid []byte) {
+	d.t.Helper()
+	d.armScan(strings.Count(d.out.String(), "[reader armed") + 1)
+	if err := card.Insert(context.Background(), uid); err != nil {
+		d.t.Fatal(err)
+	}
+}
+
 func (d *daemonProc) say(text string) {
 	if _, err := io.WriteString(d.stdin, text+"\n"); err != nil {
 		d.t.Fatal(err)
@@ -117,6 +127,24 @@ func (d *daemonProc) say(text string) {
 }
 
 func startDaemon(t *testing.T, dir, agentAddr string, extraConfig ...string) *daemonProc {
+	return startDaemonAgent(t, dir, agentAddr, nil, extraConfig...)
+}
+
+// startDaemonAgent is startDaemon with extra keys for the [agent] table.
+func startDaemonAgent(t *testing.T, dir, agentAddr string, agentKeys []string, extraConfig ...string) *daemonProc {
+	d := newDaemonAgent(t, dir, agentAddr, agentKeys, extraConfig...)
+	d.start()
+	return d
+}
+
+// newDaemon prepares the process without starting it, so a test can replace
+// its output writers first (a flood's output must not pile up in the test).
+func newDaemon(t *testing.T, dir, agentAddr string, extraConfig ...string) *daemonProc {
+	return newDaemonAgent(t, dir, agentAddr, nil, extraConfig...)
+}
+
+// newDaemonAgent is newDaemon with extra keys for the [agent] table.
+func newDaemonAgent(t *testing.T, dir, agentAddr string, agentKeys []string, extraConfig ...string) *daemonProc {
 	fifo := filepath.Join(dir, "keys")
 	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
 		t.Fatal(err)
@@ -131,6 +159,7 @@ func startDaemon(t *testing.T, dir, agentAddr string, extraConfig ...string) *da
 url = "http://%s"
 allow_insecure_local = true
 reconnect_max = "1s"
+%s
 [keystore]
 path = %q
 [nfc]
@@ -149,7 +178,7 @@ device = %q
 key = "KEY_P"
 [metrics]
 listen = "127.0.0.1:0"
-`, agentAddr, filepath.Join(dir, "keystore.json"), fifo, fifo) + strings.Join(extraConfig, "\n")
+`, agentAddr, strings.Join(agentKeys, "\n"), filepath.Join(dir, "keystore.json"), fifo, fifo) + strings.Join(extraConfig, "\n")
 	path := filepath.Join(dir, "acbridge.toml")
 	os.WriteFile(path, []byte(cfg), 0o600)
 	d := &daemonProc{t: t, out: &bridge.Transcript{}, err: &bridge.Transcript{}, keys: keys, exited: make(chan error, 1)}
@@ -157,16 +186,19 @@ listen = "127.0.0.1:0"
 	d.cmd.Env = append(os.Environ(), "ACBRIDGE_RUN_MAIN=1")
 	d.cmd.Stdout, d.cmd.Stderr = d.out, d.err
 	d.stdin, _ = d.cmd.StdinPipe()
+	t.Cleanup(func() { keys.Close() })
+	return d
+}
+
+func (d *daemonProc) start() {
 	if err := d.cmd.Start(); err != nil {
-		t.Fatal(err)
+		d.t.Fatal(err)
 	}
 	go func() { d.exited <- d.cmd.Wait() }()
-	t.Cleanup(func() {
+	d.t.Cleanup(func() {
 		d.cmd.Process.Kill()
 		<-d.exited
-		keys.Close()
 	})
-	return d
 }
 
 var (
@@ -181,16 +213,7 @@ func TestRunDaemonEndToEnd(t *testing.T) {
 	uid := []byte{0x04, 0xC4, 0x7A, 0x12, 0xE5, 0x00, 0x99}
 	const uidHex = "04C47A12E50099"
 
-	// tap arms the reader, then taps the card.
-	armed := 0
-	tap := func() {
-		t.Helper()
-		d.armScan(armed + 1)
-		armed++
-		if err := card.Insert(ctx, uid); err != nil {
-			t.Fatal(err)
-		}
-	}
+	tap := func() { d.tap(card, uid) }
 
 	// press + tap → the agent received the alias observation.
 	tap()
@@ -204,7 +227,9 @@ func TestRunDaemonEndToEnd(t *testing.T) {
 	want := ks.Object(scope, uid).ObjectRef
 	d.wait(d.err, "objectRef="+want, 1)
 
-	// An agent request is answered by the matching press only.
+	// An agent request is answered by the matching press only (once the
+	// run is over: a line typed while the agent answers is refused).
+	d.wait(d.err, "agent answered", 1)
 	d.say("scan an object")
 	d.wait(d.out, "agent asks:", 1)
 	d.press(keyP)
@@ -215,6 +240,7 @@ func TestRunDaemonEndToEnd(t *testing.T) {
 	d.wait(d.err, "interactionId=turn-2-nfc", 1)
 
 	// A photo, for the canary check on image bytes.
+	d.wait(d.err, "agent answered", 2)
 	d.say("hello")
 	d.wait(d.out, "you: hello", 1)
 	time.Sleep(300 * time.Millisecond) // let the run complete

@@ -51,12 +51,14 @@ type Options struct {
 	Now func() time.Time
 }
 
-// Conn is what the agent saw of one finished WebSocket connection.
+// Conn is what the agent saw of one WebSocket connection (Conns: finished
+// ones; Live: open ones, so far).
 type Conn struct {
 	// CloseCode is the status of the client's close frame: 1005 when the
 	// frame carried none, 0 when the client sent no close frame at all.
 	CloseCode int
-	// Lasted runs from the upgrade to the end of the TCP connection.
+	// Lasted runs from the upgrade to the end of the TCP connection (to now
+	// in Live).
 	Lasted time.Duration
 	// HugeToEnd (HugeFrame) runs from sending the 1 GiB header to the end of
 	// the TCP connection: how long the client kept reading the frame.
@@ -81,13 +83,14 @@ type Agent struct {
 	wg     sync.WaitGroup
 	mu     sync.Mutex
 	closed bool
-	live   map[net.Conn]struct{}
+	live   map[net.Conn]*connState
 	conns  int
 	msgs   [][]byte
 	done   []Conn
 }
 
-// New returns an agent; o may be nil.
+// New returns an agent; o may be nil. An unknown Mode panics: a typo must
+// not quietly test a well-behaved agent.
 func New(o *Options) *Agent {
 	if o == nil {
 		o = &Options{}
@@ -98,10 +101,14 @@ func New(o *Options) *Agent {
 		log:      o.Logger,
 		delta:    o.FloodDelta,
 		now:      o.Now,
-		live:     map[net.Conn]struct{}{},
+		live:     map[net.Conn]*connState{},
 	}
-	if a.mode == "" {
+	switch a.mode {
+	case "":
 		a.mode = Normal
+	case Normal, Silent, Drop, Flood, CaseKeys, Controls, HugeFrame, PingFlood, CloseAtOnce:
+	default:
+		panic("hostileagent: unknown mode " + string(a.mode))
 	}
 	if a.accepted == nil {
 		a.accepted = []protocol.Modality{protocol.NFC, protocol.Photo}
@@ -187,33 +194,68 @@ func (a *Agent) serveAGUI(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	a.conns++
-	a.live[nc] = struct{}{}
+	st := &connState{start: a.now()}
+	a.live[nc] = st
 	a.mu.Unlock()
-	rec := a.serve(&wsConn{nc: nc, br: br})
+	a.serve(&wsConn{nc: nc, br: br}, st)
+	rec := st.snapshot(a.now())
+	a.log.Info("hostileagent: connection ended", "mode", a.mode, "lasted", rec.Lasted, "closeCode", rec.CloseCode)
 	a.mu.Lock()
 	delete(a.live, nc)
 	a.done = append(a.done, rec)
 	a.mu.Unlock()
 }
 
+// connState is one connection's record; Live reads it while the
+// connection runs.
+type connState struct {
+	mu     sync.Mutex
+	c      Conn
+	start  time.Time
+	hugeAt time.Time // HugeFrame: when the 1 GiB header went out
+	end    time.Time // when the client's side of the TCP connection ended
+}
+
+func (st *connState) update(f func(c *Conn)) {
+	st.mu.Lock()
+	f(&st.c)
+	st.mu.Unlock()
+}
+
+func (st *connState) mark(t *time.Time, now time.Time) {
+	st.mu.Lock()
+	*t = now
+	st.mu.Unlock()
+}
+
+// snapshot is the record as of now, or as of the end if there was one.
+func (st *connState) snapshot(now time.Time) Conn {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	c := st.c
+	if !st.end.IsZero() {
+		now = st.end
+	}
+	c.Lasted = now.Sub(st.start)
+	if !st.hugeAt.IsZero() {
+		c.HugeToEnd = now.Sub(st.hugeAt)
+	}
+	return c
+}
+
 // serve runs one connection: a reader goroutine records everything the
 // client sends and hands data messages to the mode's script, which runs
 // here. Both end when the TCP connection does.
-func (a *Agent) serve(c *wsConn) Conn {
-	start := a.now()
-	rec := Conn{}
-	var pongs int64
-	var pmu sync.Mutex
+func (a *Agent) serve(c *wsConn, st *connState) {
 	ctx, cancel := context.WithCancel(context.Background())
 	msgs := make(chan []byte, 64)
 	readDone := make(chan struct{})
-	var readEnd time.Time // written before readDone closes
 	go func() {
 		defer close(readDone)
 		defer cancel()
-		defer func() { readEnd = a.now() }()
+		defer func() { st.mark(&st.end, a.now()) }()
 		for {
-			m, err := c.readMessage(func() { pmu.Lock(); pongs++; pmu.Unlock() })
+			m, err := c.readMessage(func() { st.update(func(c *Conn) { c.PongsReceived++ }) })
 			if err != nil {
 				return
 			}
@@ -222,12 +264,10 @@ func (a *Agent) serve(c *wsConn) Conn {
 				if len(m.payload) >= 2 {
 					code = int(binary.BigEndian.Uint16(m.payload))
 				}
-				pmu.Lock()
-				rec.CloseCode = code
-				pmu.Unlock()
+				st.update(func(c *Conn) { c.CloseCode = code })
 				// Answer the close handshake, unless the stream is raw; a
-				// raw stream keeps reading so the timing in Conns measures
-				// when the client drops TCP, not when it says goodbye.
+				// raw stream keeps reading so that the timing measures when
+				// the client drops TCP, not when it says goodbye.
 				c.mu.Lock()
 				raw := c.raw
 				c.mu.Unlock()
@@ -250,20 +290,10 @@ func (a *Agent) serve(c *wsConn) Conn {
 			}
 		}
 	}()
-	s := &script{a: a, c: c, ctx: ctx, msgs: msgs, rec: &rec}
+	s := &script{a: a, c: c, ctx: ctx, msgs: msgs, st: st}
 	s.run()
 	c.nc.Close()
 	<-readDone
-	cancel()
-	pmu.Lock()
-	defer pmu.Unlock()
-	end := a.now()
-	rec.Lasted = end.Sub(start)
-	if !s.hugeAt.IsZero() {
-		rec.HugeToEnd = readEnd.Sub(s.hugeAt)
-	}
-	rec.PongsReceived = pongs
-	return rec
 }
 
 // Connections returns the number of WebSocket upgrades accepted so far.
@@ -301,6 +331,19 @@ func (a *Agent) Conns() []Conn {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	return append([]Conn(nil), a.done...)
+}
+
+// Live returns what the agent has seen so far of each open connection, its
+// durations counted up to now.
+func (a *Agent) Live() []Conn {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	now := a.now()
+	var out []Conn
+	for _, st := range a.live {
+		out = append(out, st.snapshot(now))
+	}
+	return out
 }
 
 // Close ends every connection and waits for their goroutines; later

@@ -123,6 +123,17 @@ func (c *rawClient) start() {
 	}
 }
 
+// turn serves an agent in mode, starts a session with it and sends a first
+// user turn.
+func turn(t *testing.T, mode Mode) (*Agent, *rawClient) {
+	t.Helper()
+	a, srv := serve(t, mode)
+	c := dialRaw(t, srv)
+	c.start()
+	c.text(`{"type":"user.turn","turn":1,"text":"go"}`)
+	return a, c
+}
+
 // expectEnd asserts the agent ends the TCP connection within d, after at
 // most a close frame whose status it returns (0 without one).
 func (c *rawClient) expectEnd(d time.Duration) int {

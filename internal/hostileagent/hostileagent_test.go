@@ -134,10 +134,7 @@ func TestDropClosesAfterEstablished(t *testing.T) {
 // Flood never completes and ignores response.cancel: deltas keep coming.
 func TestFloodIgnoresCancel(t *testing.T) {
 	t.Parallel()
-	a, srv := serve(t, Flood)
-	c := dialRaw(t, srv)
-	c.start()
-	c.text(`{"type":"user.turn","turn":1,"text":"go"}`)
+	a, c := turn(t, Flood)
 	if ev := c.event(2); ev["type"] != "run.started" {
 		t.Fatalf("got %v", ev)
 	}
@@ -171,10 +168,7 @@ func TestFloodIgnoresCancel(t *testing.T) {
 // hidden payloads.
 func TestCaseKeysHideBehindCaseVariants(t *testing.T) {
 	t.Parallel()
-	_, srv := serve(t, CaseKeys)
-	c := dialRaw(t, srv)
-	c.start()
-	c.text(`{"type":"user.turn","turn":1,"text":"go"}`)
+	_, c := turn(t, CaseKeys)
 	type folded struct {
 		Type, Text, Prompt, SpokenPrompt, Code string
 	}
@@ -218,12 +212,9 @@ func TestCaseKeysHideBehindCaseVariants(t *testing.T) {
 // spoken string, and the events stay schema-valid.
 func TestControlsCarryTerminalControls(t *testing.T) {
 	t.Parallel()
-	_, srv := serve(t, Controls)
-	c := dialRaw(t, srv)
-	c.start()
-	c.text(`{"type":"user.turn","turn":1,"text":"go"}`)
+	_, c := turn(t, Controls)
 	fields := map[string]int{}
-	for i := range 6 {
+	for i := range 5 {
 		f := c.frame()
 		env, err := protocol.ParseEnvelope(f.payload)
 		if err != nil {
@@ -274,6 +265,9 @@ func TestHugeFrameDeclaresOneGiB(t *testing.T) {
 		t.Fatal("the body is not the trickle")
 	}
 	time.Sleep(200 * time.Millisecond)
+	if live := a.Live(); len(live) != 1 || live[0].HugeToEnd < 200*time.Millisecond || live[0].Trickled < 16<<10 {
+		t.Fatalf("live connections %+v", live)
+	}
 	c.nc.Close()
 	conns := waitConns(t, a, 1)
 	if conns[0].Trickled < 16<<10 || conns[0].HugeToEnd < 200*time.Millisecond || conns[0].HugeToEnd > 4*time.Second {
@@ -296,22 +290,33 @@ func TestPingFloodPings(t *testing.T) {
 		}
 	}
 	c.send(opClose, string(closeFrame(1008, "enough")))
-	c.nc.Close()
+	// Drain until the agent ends the connection: closing with pings unread
+	// would reset it and could drop the close frame before the agent read it.
+	c.nc.SetReadDeadline(time.Now().Add(5 * time.Second))
+	io.Copy(io.Discard, c.br)
 	conns := waitConns(t, a, 1)
 	if conns[0].PingsSent < 5000 || conns[0].PongsReceived != 10 || conns[0].CloseCode != 1008 {
 		t.Fatalf("recorded %+v", conns[0])
 	}
 }
 
+// CloseAtOnce ends each connection with a clean end of stream, not a reset,
+// even with the client's session.start unread, so a client always sees
+// the same thing.
 func TestCloseAtOnce(t *testing.T) {
 	t.Parallel()
 	a, srv := serve(t, CloseAtOnce)
 	for range 3 {
 		c := dialRaw(t, srv)
-		if code := c.expectEnd(5 * time.Second); code != 0 {
-			t.Fatalf("close frame %d; want a bare TCP close", code)
+		c.text(`{"type":"session.start","sessionId":"s","clientCapabilities":{}}`)
+		time.Sleep(50 * time.Millisecond) // the agent holds it unread
+		c.nc.SetReadDeadline(time.Now().Add(5 * time.Second))
+		if f, err := readFrame(c.br); err != io.EOF {
+			t.Fatalf("read %+v, %v; want a bare end of stream", f, err)
 		}
+		c.nc.Close()
 	}
+	waitConns(t, a, 3)
 	if a.Connections() != 3 {
 		t.Fatalf("Connections() = %d", a.Connections())
 	}
@@ -340,4 +345,13 @@ func TestCloseEndsConnections(t *testing.T) {
 	if resp.StatusCode != http.StatusServiceUnavailable {
 		t.Fatalf("after Close: %s", resp.Status)
 	}
+}
+
+func TestUnknownModePanics(t *testing.T) {
+	defer func() {
+		if recover() == nil {
+			t.Fatal("New accepted an unknown mode")
+		}
+	}()
+	New(&Options{Mode: "flod"})
 }

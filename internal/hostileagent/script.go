@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net"
 	"strings"
 	"time"
 )
@@ -50,14 +51,13 @@ type script struct {
 	c    *wsConn
 	ctx  context.Context // done when the client's side of the connection ends
 	msgs <-chan []byte
-	rec  *Conn
+	st   *connState
 	seq  int64
-
-	hugeAt time.Time // HugeFrame: when the 1 GiB header went out
 }
 
 func (s *script) run() {
 	if s.a.mode == CloseAtOnce {
+		s.closeAtOnce()
 		return
 	}
 	// Every other mode starts the session properly: the hostility must
@@ -81,6 +81,22 @@ func (s *script) run() {
 		s.pings()
 	default: // Normal, CaseKeys, Controls: a script per turn
 		s.turns()
+	}
+}
+
+// closeAtOnce ends the connection right after the upgrade with a FIN, then
+// waits (a little) for the client to close its side. Closing outright with
+// the client's session.start unread would send a reset instead, and the
+// client would see a reset one time and an end of stream the next.
+func (s *script) closeAtOnce() {
+	tc, ok := s.c.nc.(*net.TCPConn)
+	if !ok {
+		return
+	}
+	_ = tc.CloseWrite()
+	select {
+	case <-s.ctx.Done():
+	case <-time.After(5 * time.Second):
 	}
 }
 
@@ -155,7 +171,7 @@ func (s *script) flood() {
 		if s.send(ev) != nil {
 			return
 		}
-		s.rec.Deltas++
+		s.st.update(func(c *Conn) { c.Deltas++ })
 	}
 }
 
@@ -167,7 +183,7 @@ func (s *script) huge() {
 	s.c.mu.Lock()
 	s.c.raw = true
 	s.c.mu.Unlock()
-	s.hugeAt = s.a.now()
+	s.st.mark(&s.st.hugeAt, s.a.now())
 	if s.c.write(frameHeader(opText, 1<<30)) != nil {
 		return
 	}
@@ -183,7 +199,7 @@ func (s *script) huge() {
 		if s.c.write(chunk) != nil {
 			return
 		}
-		s.rec.Trickled += int64(len(chunk))
+		s.st.update(func(c *Conn) { c.Trickled += int64(len(chunk)) })
 	}
 }
 
@@ -199,7 +215,7 @@ func (s *script) pings() {
 		if s.c.write(batch) != nil {
 			return
 		}
-		s.rec.PingsSent += n
+		s.st.update(func(c *Conn) { c.PingsSent += n })
 	}
 }
 
@@ -226,7 +242,7 @@ func caseKeyEvents() []string {
 		`{"type":"text.delta","text":` + jsonString(VisibleText) + `,"TEXT":` + text + `}`,
 		`{"type":"x.d","TYPE":"text.delta","TEXT":` + text + `}`,
 		`{"type":"x.d","TYPE":"interaction.requested","interactionId":"` + HiddenInteractionID +
-			`","kind":"physical.nfc.scan","prompt":"p","PROMPT":` + jsonString(fill(HiddenPromptCanary, hiddenPromptLen)) +
+			`","kind":"physical.photo.capture","prompt":"p","PROMPT":` + jsonString(fill(HiddenPromptCanary, hiddenPromptLen)) +
 			`,"spokenPrompt":"s","SPOKENPROMPT":` + jsonString(fill(HiddenPromptCanary, hiddenSpokenLen)) +
 			`,"options":[],"allowsFreeform":false}`,
 		`{"type":"failure","code":"agent.busy","message":"visible failure","CODE":` + jsonString(HiddenCode) + `}`,
@@ -235,17 +251,17 @@ func caseKeyEvents() []string {
 }
 
 // controlEvents carries ControlText in every string a client shows or
-// speaks: text, a speech segment, a prompt and spoken prompt, and a failure
-// message.
+// speaks: text, a speech segment, a failure message, and the prompt and
+// spoken prompt of a request, which stays pending so the run stays open
+// (a run may not complete over a pending request).
 func controlEvents() []string {
 	ct := jsonString(ControlText)
 	return []string{
 		`{"type":"run.started"}`,
 		`{"type":"text.delta","text":` + ct + `}`,
 		`{"type":"speech.segment","segmentId":"seg-1","text":` + ct + `,"stable":true}`,
+		`{"type":"failure","code":"agent.controls","message":` + ct + `}`,
 		`{"type":"interaction.requested","interactionId":"ctl-1","kind":"physical.nfc.scan","prompt":` + ct +
 			`,"spokenPrompt":` + ct + `,"options":[],"allowsFreeform":false}`,
-		`{"type":"run.completed"}`,
-		`{"type":"failure","code":"agent.controls","message":` + ct + `}`,
 	}
 }

@@ -1,0 +1,327 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+	"unicode/utf8"
+
+	"github.com/agentcall/acbridge/internal/hostileagent"
+	"github.com/agentcall/acbridge/nfc/vpcd"
+	"github.com/agentcall/acbridge/nfc/vpcd/vpcdtest"
+)
+
+// Issue #21 against the real daemon: `acbridge run` as a process, the
+// hostile agent served in the test process on 127.0.0.1.
+
+// canaries must never reach the daemon's stdout, stderr or speech, whatever
+// the agent does.
+var canaries = []string{
+	hostileagent.HiddenTextCanary,
+	hostileagent.HiddenPromptCanary,
+	"NOT A VALID CODE",
+	hostileagent.HiddenInteractionID,
+}
+
+// serveHostile serves a hostile agent on 127.0.0.1 until the test ends.
+func serveHostile(t *testing.T, mode hostileagent.Mode) (*hostileagent.Agent, string) {
+	t.Helper()
+	a := hostileagent.New(&hostileagent.Options{Mode: mode})
+	return a, hostileagent.Serve(t, a)
+}
+
+// hostileDaemon serves a hostile agent in mode and starts the daemon against
+// it, its speech going to a file; it returns once the daemon is connected.
+func hostileDaemon(t *testing.T, mode hostileagent.Mode) (ag *hostileagent.Agent, d *daemonProc, spoken string) {
+	t.Helper()
+	ag, addr := serveHostile(t, mode)
+	dir := t.TempDir()
+	spoken, tts := ttsConfig(dir)
+	d = startDaemon(t, dir, addr, tts...)
+	d.wait(d.out, "you can use:", 1)
+	return ag, d, spoken
+}
+
+// ttsConfig makes the daemon's speech a file the test can read.
+func ttsConfig(dir string) (path string, config []string) {
+	path = filepath.Join(dir, "spoken.txt")
+	return path, []string{"[audio]", fmt.Sprintf(`tts_command = ["sh", "-c", "cat >> %s; echo >> %s"]`, path, path)}
+}
+
+// waitAny waits up to d for any of subs in what f returns, and reports which.
+func waitAny(d time.Duration, f func() string, subs ...string) string {
+	for deadline := time.Now().Add(d); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		s := f()
+		for _, sub := range subs {
+			if strings.Contains(s, sub) {
+				return sub
+			}
+		}
+	}
+	return ""
+}
+
+// waitConnected waits up to d for the daemon's latest connection notice to
+// say it is connected.
+func waitConnected(p *daemonProc, d time.Duration) bool {
+	for deadline := time.Now().Add(d); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		out := p.out.String()
+		if strings.LastIndex(out, "[connected to ") > strings.LastIndex(out, "[not connected") {
+			return true
+		}
+	}
+	return false
+}
+
+// Differently cased duplicate keys: nothing hidden behind them reaches the
+// screen, the logs or the speaker, and a hidden interaction.requested is
+// never answered.
+func TestHostileCaseKeys(t *testing.T) {
+	t.Parallel()
+	ag, d, spoken := hostileDaemon(t, hostileagent.CaseKeys)
+	d.say("what are you hiding?")
+	got := waitAny(15*time.Second, d.out.String, "visible failure", "[not connected")
+	time.Sleep(500 * time.Millisecond) // the rest of the run, and its speech
+	t.Logf("after the run (%q):\n%s", got, lastLines(d.out.String(), 8))
+
+	// A photo: had the hidden request been registered, the press would
+	// answer it with its interactionId. (A client that dropped the session
+	// over the run must have reconnected first.)
+	if !waitConnected(d, 10*time.Second) {
+		t.Errorf("the daemon did not reconnect:\n%s", lastLines(d.out.String(), 5))
+	}
+	d.press(keyP)
+	obs := waitAny(15*time.Second, func() string { return strings.Join(ag.Types(), " ") }, "user.observation")
+	for _, m := range ag.Messages() {
+		if strings.Contains(string(m), hostileagent.HiddenInteractionID) {
+			t.Errorf("the photo answered the hidden interaction.requested: %.200s", m)
+		}
+	}
+	if obs == "" {
+		t.Errorf("the photo never reached the agent (types %q); stdout:\n%s", compact(ag.Types()), lastLines(d.out.String(), 8))
+	}
+	stdout, stderr := d.out.String(), d.err.String()
+	speech, _ := os.ReadFile(spoken)
+	for _, c := range canaries {
+		for name, s := range map[string]string{"stdout": stdout, "stderr": stderr, "speech": string(speech)} {
+			if strings.Contains(s, c) {
+				t.Errorf("%s shows the hidden %q", name, c)
+			}
+		}
+	}
+	if strings.Contains(stdout, "agent asks:") {
+		t.Errorf("a hidden interaction.requested prompted:\n%s", lastLines(stdout, 8))
+	}
+	if !strings.Contains(stdout, "agent: "+hostileagent.VisibleText) {
+		t.Errorf("the visible text.delta was not shown")
+	}
+	if regexp.MustCompile(`/9j/[A-Za-z0-9+/]{40}`).MatchString(stdout+stderr) || strings.Contains(stdout+stderr, "\xff\xd8\xff") {
+		t.Errorf("JPEG bytes appear in the daemon's output")
+	}
+	t.Logf("stdout %d bytes, stderr %d bytes, speech %d bytes", len(stdout), len(stderr), len(speech))
+}
+
+// A tag tapped with a hostile agent connected: the raw UID never reaches
+// the agent, the screen, the logs or the speaker; the alias does reach the
+// agent.
+func TestHostileTagCanary(t *testing.T) {
+	// Parallel first: paused while holding the machine-wide vpcd lock, the
+	// test would block the package's sequential tests that need it.
+	t.Parallel()
+	vpcdtest.Require(t)
+	ag, d, spoken := hostileDaemon(t, hostileagent.CaseKeys)
+	d.wait(d.out, "you can use: tag scan", 1)
+	card := vpcd.New(vpcd.DefaultAddr)
+	defer card.Close()
+	uid := []byte{0x04, 0xCA, 0x4A, 0x21, 0x55, 0x1D, 0x0E} // the canary
+	d.tap(card, uid)
+	d.wait(d.out, "[tag sent]", 1)
+	card.Remove()
+	if waitAny(10*time.Second, func() string { return strings.Join(ag.Types(), " ") }, "user.observation") == "" {
+		t.Fatalf("no observation reached the agent: %q", compact(ag.Types()))
+	}
+	time.Sleep(500 * time.Millisecond) // the agent's answer, and its speech
+	var wire strings.Builder
+	for _, m := range ag.Messages() {
+		wire.Write(m)
+	}
+	if !strings.Contains(wire.String(), `"objectRef":"urn:agentcall:object:`) {
+		t.Errorf("the observation carries no alias: %.300s", wire.String())
+	}
+	speech, _ := os.ReadFile(spoken)
+	hex := fmt.Sprintf("%X", uid)
+	forms := []string{hex, strings.ToLower(hex), string(uid), fmt.Sprintf("% X", uid), strings.ReplaceAll(fmt.Sprintf("% X", uid), " ", ":")}
+	for name, s := range map[string]string{"the wire": wire.String(), "stdout": d.out.String(), "stderr": d.err.String(), "speech": string(speech)} {
+		for _, f := range forms {
+			if strings.Contains(s, f) || strings.Contains(strings.ToLower(s), strings.ToLower(f)) {
+				t.Errorf("%s carries the tag UID as %q", name, f)
+			}
+		}
+	}
+}
+
+// Control characters from the agent never reach the terminal or the
+// speaker; the forged status line never starts a line.
+func TestHostileControls(t *testing.T) {
+	t.Parallel()
+	_, d, spoken := hostileDaemon(t, hostileagent.Controls)
+	d.say("show me your colours")
+	// The run ends with a pending request; a client may also refuse the
+	// whole run and reconnect. Either way the output is checked.
+	if waitAny(15*time.Second, d.out.String, "press SCAN", "[not connected") == "" {
+		t.Fatalf("the run never showed:\n%s", lastLines(d.out.String(), 5))
+	}
+	time.Sleep(500 * time.Millisecond) // the rest of the run, and its speech
+	stdout := d.out.String()
+	speech, _ := os.ReadFile(spoken)
+	t.Logf("stdout after the run: %q", lastLines(stdout, 6))
+	for name, s := range map[string]string{"stdout": stdout, "speech": string(speech)} {
+		if bad := controls(s); len(bad) > 0 {
+			t.Errorf("%s carries control characters %q", name, bad)
+		}
+		for _, line := range strings.FieldsFunc(s, func(r rune) bool { return r == '\n' || r == '\r' }) {
+			if strings.HasPrefix(line, "[connected to https://bank.example") {
+				t.Errorf("%s has a forged status line: %q", name, line)
+			}
+		}
+	}
+	if len(speech) == 0 {
+		t.Error("nothing was spoken: the speech check proved nothing")
+	}
+	if strings.ContainsRune(d.err.String(), 0x1b) {
+		t.Error("stderr carries ESC")
+	}
+}
+
+// controls lists the C0 (but LF and TAB), DEL and C1 characters in s, and
+// whether s is invalid UTF-8, which a terminal may read as C1 bytes.
+func controls(s string) []string {
+	var bad []string
+	if !utf8.ValidString(s) {
+		bad = append(bad, "invalid UTF-8")
+	}
+	seen := map[rune]bool{}
+	for _, r := range s {
+		if (r < 0x20 && r != '\n' && r != '\t') || (r >= 0x7f && r <= 0x9f) {
+			if !seen[r] {
+				seen[r] = true
+				bad = append(bad, fmt.Sprintf("U+%04X", r))
+			}
+		}
+	}
+	return bad
+}
+
+// A frame declaring 1 GiB: the daemon closes the connection at once and
+// spends little CPU on it, however often the agent does it.
+func TestHostileHugeFrame(t *testing.T) {
+	t.Parallel()
+	ag, d, _ := hostileDaemon(t, hostileagent.HugeFrame)
+	share, err := cpuShare(d.cmd.Process.Pid, 10*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed, open := ag.Conns(), ag.Live()
+	var worst time.Duration
+	var figures []string
+	for _, c := range closed {
+		worst = max(worst, c.HugeToEnd)
+		figures = append(figures, fmt.Sprintf("%.2fs", c.HugeToEnd.Seconds()))
+	}
+	for _, c := range open {
+		worst = max(worst, c.HugeToEnd)
+		figures = append(figures, fmt.Sprintf("still open after %.2fs", c.HugeToEnd.Seconds()))
+	}
+	t.Logf("huge frame: daemon CPU %.1f%% of a core over 10 s; %d connection(s) closed; seconds from the 1 GiB header to the close: %s",
+		share*100, len(closed), strings.Join(figures, ", "))
+	t.Logf("stdout:\n%s\nstderr:\n%s", lastLines(d.out.String(), 3), lastLines(d.err.String(), 3))
+	if len(closed)+len(open) == 0 {
+		t.Fatal("the agent saw no connection: the test proved nothing")
+	}
+	if worst > 2*time.Second {
+		t.Errorf("the daemon held a 1 GiB frame's connection for %v; want a close at once (≤ 2 s)", worst.Round(time.Millisecond))
+	}
+	if share > 0.5 {
+		t.Errorf("the daemon used %.0f%% of a core against the huge-frame agent; want < 50%%", share*100)
+	}
+	if !strings.Contains(d.out.String(), "frame") {
+		t.Errorf("the daemon did not say the agent's frame was the problem:\n%s", lastLines(d.out.String(), 5))
+	}
+}
+
+// A ping flood costs the daemon little CPU.
+func TestHostilePingFlood(t *testing.T) {
+	t.Parallel()
+	ag, d, _ := hostileDaemon(t, hostileagent.PingFlood)
+	share, err := cpuShare(d.cmd.Process.Pid, 10*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ag.Close()
+	var pings, pongs int64
+	for _, c := range ag.Conns() {
+		pings, pongs = pings+c.PingsSent, pongs+c.PongsReceived
+	}
+	t.Logf("ping flood: daemon CPU %.1f%% of a core over 10 s; %d pings sent, %d pongs received, %d connection(s)",
+		share*100, pings, pongs, ag.Connections())
+	if pings == 0 {
+		t.Fatal("no pings were sent: the test proved nothing")
+	}
+	if share > 0.5 {
+		t.Errorf("the daemon used %.0f%% of a core answering pings; want < 50%%", share*100)
+	}
+}
+
+// An agent that closes every connection at once: the daemon stays up,
+// reconnects with growing delays, and says what is wrong.
+func TestHostileCloseAtOnce(t *testing.T) {
+	t.Parallel()
+	ag, addr := serveHostile(t, hostileagent.CloseAtOnce)
+	d := startDaemon(t, t.TempDir(), addr)
+	time.Sleep(8 * time.Second)
+	select {
+	case err := <-d.exited:
+		d.exited <- err
+		t.Fatalf("the daemon exited: %v\n%s", err, lastLines(d.err.String(), 10))
+	default:
+	}
+	n := ag.Connections()
+	notices := regexp.MustCompile(`\[not connected: [^\n]*`).FindAllString(d.out.String(), -1)
+	t.Logf("close at once: %d connection(s) in 8 s; last notice %q", n, lastLines(strings.Join(notices, "\n"), 1))
+	// reconnect_max is 1 s: a backoff makes 3 to ~12 attempts in 8 s; a
+	// loop without one makes hundreds.
+	if n < 3 || n > 16 {
+		t.Errorf("%d connections in 8 s; want a reconnect with backoff (3..16)", n)
+	}
+	if len(notices) == 0 {
+		t.Fatalf("no [not connected] notice on stdout:\n%s", lastLines(d.out.String(), 10))
+	}
+	if last := notices[len(notices)-1]; !strings.Contains(last, "closed") || !strings.Contains(last, "retrying in") {
+		t.Errorf("the notice does not say the agent closed the connection: %q", last)
+	}
+}
+
+// lastLines returns the last n lines of s, each cut to 200 bytes: a
+// hostile agent's lines can be 100,000 characters long.
+func lastLines(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	lines = lines[max(0, len(lines)-n):]
+	for i, l := range lines {
+		if len(l) > 200 {
+			lines[i] = fmt.Sprintf("%s… (%d bytes)", l[:200], len(l))
+		}
+	}
+	return strings.Join(lines, "\n")
+}
+
+// compact shortens a list of message types for a failure message.
+func compact(types []string) []string {
+	if len(types) > 20 {
+		return append(types[:10:10], fmt.Sprintf("… %d more", len(types)-10))
+	}
+	return types
+}
