@@ -20,16 +20,11 @@ func Conformance(_ context.Context, e *Env, args []string) int {
 	if code, ok := ParseFlags(e, fs, args); !ok {
 		return code
 	}
-	raw := conformance.PublicFixtures
-	if *path != "" {
-		b, err := readBounded(*path, conformance.MaxFixtureBytes)
-		if err != nil {
-			fmt.Fprintf(e.Stderr, "acbridge conformance: %v\n", err)
-			return 2
-		}
-		raw = b
+	raw, err := fixtureBytes(*path)
+	var f *conformance.Fixtures
+	if err == nil {
+		f, err = conformance.Parse(raw)
 	}
-	f, err := conformance.Parse(raw)
 	if err != nil {
 		fmt.Fprintf(e.Stderr, "acbridge conformance: %v\n", err)
 		return 2
@@ -69,6 +64,15 @@ func outcome(o conformance.Outcome) string {
 		return "invalid"
 	}
 	return "invalid [" + strings.Join(o.Errors, " ") + "]"
+}
+
+// fixtureBytes reads a fixture or trace file, the embedded public fixtures
+// when path is empty.
+func fixtureBytes(path string) ([]byte, error) {
+	if path == "" {
+		return conformance.PublicFixtures, nil
+	}
+	return readBounded(path, conformance.MaxFixtureBytes)
 }
 
 // readBounded reads a local file, refusing one larger than limit while

@@ -32,16 +32,11 @@ func Replay(ctx context.Context, e *Env, args []string) int {
 		fmt.Fprintln(e.Stderr, "acbridge replay: --transport must be websocket or webrtc")
 		return 2
 	}
-	raw := conformance.PublicFixtures
-	if *tracePath != "" {
-		b, err := readBounded(*tracePath, conformance.MaxFixtureBytes)
-		if err != nil {
-			fmt.Fprintf(e.Stderr, "acbridge replay: %v\n", err)
-			return 2
-		}
-		raw = b
+	raw, err := fixtureBytes(*tracePath)
+	var steps []conformance.Step
+	if err == nil {
+		steps, err = conformance.ParseTrace(raw)
 	}
-	steps, err := conformance.ParseTrace(raw)
 	if err != nil {
 		fmt.Fprintf(e.Stderr, "acbridge replay: %v\n", err)
 		return 2
