@@ -6,10 +6,10 @@
 //
 // Directions:
 //
-//   - Mic captures the microphone through github.com/pion/mediadevices
-//     (the malgo/miniaudio driver for host devices, its audiotest driver
-//     under the name TestDevice) and encodes it with mediadevices' Opus
-//     codec (RFC 6716) into 20 ms packets, read with Mic.ReadPacket and
+//   - Mic captures the microphone (host devices through miniaudio
+//     (github.com/gen2brain/malgo), mediadevices' audiotest driver under
+//     the name TestDevice) and encodes it with mediadevices' Opus codec
+//     (RFC 6716) into 20 ms packets, read with Mic.ReadPacket and
 //     written by the transport with track.WriteSample. The device is open
 //     only between Start and Stop, so the microphone (and its LED) is off
 //     between explicit turns and between engagements (DESIGN.md,
@@ -36,6 +36,13 @@
 // frequency by Goertzel) serve tests and the hardware acceptance checks;
 // Voice generates the short voice-like reply the reference agent sends
 // after each committed turn.
+//
+// Nothing is loaded before it is needed: a sound-system context (which
+// maps libpulse or alsa-lib and their dependencies) exists only while
+// devices are listed, a capture run is on, or a Speaker is open, and
+// LazyMic defers even the listing to the first session that carries voice.
+// The format constants and Packet live in package wire, without cgo, for
+// the protocol side.
 //
 // Audio never goes to logs; only counts and levels do.
 package audio

@@ -108,7 +108,7 @@ func OpenSpeaker(opts *SpeakerOptions) (*Speaker, error) {
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}
-	ctx, err := malgo.InitContext(backends, malgo.ContextConfig{}, nil)
+	ctx, err := newContext(backends)
 	if err != nil {
 		return nil, fmt.Errorf("%w (no sound system: %v)", ErrNoSpeaker, err)
 	}

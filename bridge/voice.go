@@ -62,7 +62,7 @@ type voice struct {
 // press of TALK.
 func (c *conv) startVoice(rtc *client.WebRTCTransport) error {
 	b := c.b
-	if b.o.Mic == nil {
+	if b.mic() == nil {
 		b.info("this agent listens, but no microphone is configured")
 		return nil
 	}

@@ -42,7 +42,7 @@ type parts struct {
 	metrics *bridge.Metrics
 	metSrv  *http.Server
 	kiosk   *kiosk.Server
-	mic     *audio.Mic
+	mic     *audio.LazyMic
 	speaker audio.Sink
 	volume  *audio.Volume
 	token   string
@@ -125,9 +125,10 @@ func build(ctx context.Context, cfg *config.Config, e *env, log *slog.Logger, li
 		p.closers = append(p.closers, cam.Close)
 		p.camera = &bridge.CameraJPEG{Cam: cam, Attached: cameraAttached(cfg.Camera.Device)}
 	}
-	// Voice: the microphone is only resolved here (opened per turn); the
-	// speaker opens when an agent's voice first arrives. A kiosk without
-	// them still talks to text agents.
+	// Voice: the microphone is resolved when the first WebRTC session
+	// starts (opened per turn); the speaker opens when an agent's voice
+	// first arrives. Until then the sound system is not loaded, and a kiosk
+	// without them still talks to text agents.
 	vol, echo, err := voiceParts(cfg.Audio, log.With("part", "audio"))
 	if err != nil {
 		return fail(err)
@@ -136,12 +137,8 @@ func build(ctx context.Context, cfg *config.Config, e *env, log *slog.Logger, li
 	if echo != nil {
 		p.closers = append(p.closers, echo.Close)
 	}
-	if mic, err := audio.OpenMic(&audio.MicOptions{Device: cfg.Audio.Microphone, Echo: echo, Logger: log.With("part", "audio")}); err != nil {
-		log.Info("no microphone: agents that own voice cannot hear this kiosk", "err", err)
-	} else {
-		p.mic = mic
-		p.closers = append(p.closers, mic.Close)
-	}
+	p.mic = audio.NewLazyMic(&audio.MicOptions{Device: cfg.Audio.Microphone, Echo: echo, Logger: log.With("part", "audio")})
+	p.closers = append(p.closers, p.mic.Close)
 	spk := &lazySpeaker{opts: audio.SpeakerOptions{Device: cfg.Audio.Speaker, Volume: vol, Echo: echo, Logger: log.With("part", "audio")}, log: log}
 	p.speaker = spk
 	p.closers = append(p.closers, spk.Close)
@@ -362,7 +359,7 @@ func bridgeOptions(cfg *config.Config, p *parts, e *env, onState func(bridge.Sta
 	if p.kiosk != nil {
 		o.Display = p.kiosk.Display
 	}
-	o.Mic, o.Speaker, o.Volume = p.mic, p.speaker, p.volume
+	o.OpenMic, o.Speaker, o.Volume = p.mic.Open, p.speaker, p.volume
 	o.EngagementIdle = cfg.Audio.EngagementIdle.Duration
 	return o
 }
