@@ -116,7 +116,9 @@ func TestCaptureStandIn(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, err := New(Config{Device: drv.Info().Label, Drivers: func() []driver.Driver { return []driver.Driver{drv} }})
+	// MaxWait is generous: under -race a Go MJPEG decode takes ~0.5 s.
+	d, err := New(Config{Device: drv.Info().Label, Settle: Settle{MaxWait: time.Minute},
+		Drivers: func() []driver.Driver { return []driver.Driver{drv} }})
 	if err != nil {
 		t.Fatal(err)
 	}
