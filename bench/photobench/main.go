@@ -4,6 +4,7 @@
 //	photobench gen -w 1920 -h 1080 -y4m F.y4m -yuv F.yuv
 //	photobench check OUT.jpg...
 //	photobench time RESULT -- CMD ARGS...   (writes "cpu_seconds peak_rss_kib")
+//	photobench ssim REF OUT                 (prints the luma SSIM)
 package main
 
 import (
@@ -23,7 +24,7 @@ import (
 
 func main() {
 	if len(os.Args) < 2 {
-		fmt.Fprintln(os.Stderr, "usage: photobench gen|check ...")
+		fmt.Fprintln(os.Stderr, "usage: photobench gen|check|time|ssim ...")
 		os.Exit(2)
 	}
 	var err error
@@ -34,6 +35,8 @@ func main() {
 		err = check(os.Args[2:])
 	case "time":
 		err = timeCmd(os.Args[2:])
+	case "ssim":
+		err = ssimCmd(os.Args[2:])
 	default:
 		err = fmt.Errorf("unknown subcommand %q", os.Args[1])
 	}
