@@ -69,7 +69,9 @@ type Settle struct {
 	// Tolerance: a time window, not a frame count, so a 5 fps camera
 	// whose exposure is already right ends after two or three frames and
 	// a 30 fps one does not stop on a pause between exposure steps.
-	// Defaults: Stable 1, StableFor 150 ms, Tolerance 1.5 (8-bit levels).
+	// Defaults: Stable 1, StableFor 100 ms (three intervals at 30 fps: UVC
+	// auto-exposure loops step every frame or two), Tolerance 1.5 (8-bit
+	// levels).
 	Stable    int
 	StableFor time.Duration
 	Tolerance float64
@@ -87,7 +89,7 @@ func (s Settle) withDefaults() Settle {
 		s.Stable = 1
 	}
 	if s.StableFor <= 0 {
-		s.StableFor = 150 * time.Millisecond
+		s.StableFor = 100 * time.Millisecond
 	}
 	if s.Tolerance <= 0 {
 		s.Tolerance = 1.5

@@ -1,6 +1,7 @@
 package camera
 
 import (
+	"math"
 	"time"
 
 	"github.com/pion/mediadevices/pkg/frame"
@@ -43,13 +44,14 @@ func formatRank(p prop.Media) int {
 // already right: the discarded ones, then a window of Stable+1 frames
 // spanning StableFor.
 func (s Settle) expectedFrames(fps float64) int {
-	span := int(s.StableFor.Seconds()*fps + 0.999)
+	span := int(math.Ceil((s.StableFor - s.StableFor/10).Seconds() * fps))
 	return s.MinFrames + max(s.Stable, span) + 1
 }
 
 // pressToFrame estimates the time from stream start to a settled frame in
-// mode p plus its encode: the frame intervals waited for, the per-frame
-// conversion of every frame read, and the one resample/encode.
+// mode p plus its encode. The sensor keeps exposing while a frame is
+// converted, so each frame costs the longer of its interval and its
+// conversion; the last conversion and the one resample/encode come on top.
 func pressToFrame(p prop.Media, s Settle) time.Duration {
 	fps := float64(p.FrameRate)
 	if fps < minFPS {
@@ -61,7 +63,7 @@ func pressToFrame(p prop.Media, s Settle) time.Duration {
 	if formatRank(p) == 1 {
 		per = mjpegNsPerPixel
 	}
-	ns := float64(n)*(1e9/fps+per*px) + encodeNsPerPixel*px
+	ns := float64(n)*max(1e9/fps, per*px) + per*px + encodeNsPerPixel*px
 	return time.Duration(ns)
 }
 

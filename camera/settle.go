@@ -38,7 +38,9 @@ func stableWindow(hist []lumaSample, s Settle) bool {
 		if hi-lo > s.Tolerance {
 			return false
 		}
-		if n-i >= s.Stable+1 && last.at.Sub(hist[i].at) >= s.StableFor {
+		// A tenth of slack: frame timestamps jitter, and a window one
+		// nanosecond short of StableFor must not cost a whole frame.
+		if n-i >= s.Stable+1 && last.at.Sub(hist[i].at) >= s.StableFor-s.StableFor/10 {
 			return true
 		}
 	}
