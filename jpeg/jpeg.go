@@ -94,7 +94,8 @@ type Result struct {
 	Width, Height             int // chosen size
 	SourceWidth, SourceHeight int // input size, after orientation
 	Quality                   int // libjpeg-equivalent quality of the chosen tables
-	Encodes                   int // trial encodes the search spent
+	Encodes                   int // full-size trial encodes the search spent
+	SampleEncodes             int // trial encodes of the estimate's sample (each a quarter of the rows)
 	DecodeTime                time.Duration
 	EncodeTime                time.Duration // resampling and quality search
 }
@@ -135,7 +136,15 @@ func encodeFrame(f *frame, srcW, srcH, orientation int, o *Options) (*Result, er
 			return nil, fmt.Errorf("%w: %dx%d after %d reductions", ErrTooComplex, w, h, round)
 		}
 		small := resample(f, w, h, orientation, f.out)
-		sr, err := searchScale(o.MaxBytes, guess, limit, maxTrials, func(s float64) ([]byte, error) {
+		alpha := 0.0
+		if round == 0 {
+			est, a, n, ok := estimateScale(small, o.MaxBytes, guess, limit)
+			if ok {
+				guess, alpha = est, a
+			}
+			res.SampleEncodes += n
+		}
+		sr, err := searchScale(o.MaxBytes, guess, limit, alpha, maxTrials, func(s float64) ([]byte, error) {
 			return encodeTurbo(small, tablesAt(s), false)
 		})
 		res.Encodes += sr.encodes
