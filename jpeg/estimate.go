@@ -101,3 +101,21 @@ func estimateScale(f *frame, budget int, start, limit float64) (scale, alpha flo
 	scale = a.s * math.Pow(a.n/want, 1/alpha)
 	return min(max(scale, scaleMin), limit), alpha, sr.encodes, true
 }
+
+// reaimScale corrects scale, estimated for another version of f (its
+// chroma resolution changed), with one sample trial and the exponent alpha
+// measured before. It returns the new scale and the trials spent (0 when f
+// is too small to sample: scale is returned unchanged).
+func reaimScale(f *frame, budget int, scale, alpha, limit float64) (float64, int) {
+	s, frac := sampleFrame(f)
+	if s == nil || alpha <= 0 {
+		return scale, 0
+	}
+	data, err := encodeTurbo(s, tablesAt(scale), false)
+	if err != nil {
+		return scale, 1 // the full search will meet the same error and report it
+	}
+	want := float64(budget) * (1 - searchTol/2) / sampleBias
+	pred := (float64(len(data))-headerBytes)/frac + headerBytes
+	return min(max(scale*math.Pow(pred/want, 1/alpha), scaleMin), limit), 1
+}

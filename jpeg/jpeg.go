@@ -131,18 +131,25 @@ func encodeFrame(f *frame, srcW, srcH, orientation int, o *Options) (*Result, er
 		limit = scaleOf(o.MinQuality)
 	}
 	guess := scaleOf(80)
+	s := firstSampling(f.out)
 	for round := 0; ; round++ {
 		if round == maxShrinks {
 			return nil, fmt.Errorf("%w: %dx%d after %d reductions", ErrTooComplex, w, h, round)
 		}
-		small := resample(f, w, h, orientation, f.out)
+		small := resample(f, w, h, orientation, s)
 		alpha := 0.0
 		if round == 0 {
 			est, a, n, ok := estimateScale(small, o.MaxBytes, guess, limit)
+			res.SampleEncodes += n
 			if ok {
 				guess, alpha = est, a
 			}
-			res.SampleEncodes += n
+			if ok && s != f.out && qualityOf(est) >= keepChromaQuality {
+				s = f.out
+				small = withChroma(f, small, orientation, s)
+				guess, n = reaimScale(small, o.MaxBytes, est, a, limit)
+				res.SampleEncodes += n
+			}
 		}
 		sr, err := searchScale(o.MaxBytes, guess, limit, alpha, maxTrials, func(s float64) ([]byte, error) {
 			return encodeTurbo(small, tablesAt(s), false)
