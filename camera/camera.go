@@ -5,13 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"image"
-	"io"
 	"log/slog"
 	"sync"
 	"time"
 
 	"github.com/pion/mediadevices/pkg/driver"
-	"github.com/pion/mediadevices/pkg/prop"
 )
 
 // Camera captures one frame per call. Implementations open their device
@@ -34,6 +32,23 @@ type Frame struct {
 	Device     string // label of the device used
 	Discarded  int    // frames dropped while exposure settled
 	Settled    bool   // false when a budget ended the wait first
+	Mode       Mode   // the capture mode chosen
+	Stages     Stages // where the capture's time went
+}
+
+// Mode is a capture mode: size, pixel format and nominal frame rate (0
+// when the driver does not say).
+type Mode struct {
+	Width, Height int
+	Format        string
+	FPS           float32
+}
+
+// Stages splits a capture's time: Open the device, Choose its mode, Settle
+// (stream start to the private copy of the kept frame), Transform it
+// (rotation, mirror).
+type Stages struct {
+	Open, Choose, Settle, Transform time.Duration
 }
 
 // Errors. Their messages state the fix for the operator.
@@ -49,13 +64,19 @@ var (
 
 // Settle bounds the wait for auto-exposure. Zero fields mean defaults.
 type Settle struct {
-	// Stable consecutive frames whose mean luma moves by at most
-	// Tolerance end the wait; default 3.
-	Stable int
-	// Tolerance in 8-bit luma levels; default 1.5.
+	// The wait ends once the mean luma of the frames seen over the last
+	// StableFor, and over at least Stable+1 frames, spans at most
+	// Tolerance: a time window, not a frame count, so a 5 fps camera
+	// whose exposure is already right ends after two or three frames and
+	// a 30 fps one does not stop on a pause between exposure steps.
+	// Defaults: Stable 1, StableFor 100 ms (three intervals at 30 fps: UVC
+	// auto-exposure loops step every frame or two), Tolerance 1.5 (8-bit
+	// levels).
+	Stable    int
+	StableFor time.Duration
 	Tolerance float64
-	// MinFrames are always discarded (the first frames of many UVC
-	// cameras are dark or garbled); default 2.
+	// MinFrames are always discarded (the first frame of many UVC cameras
+	// is dark or garbled); default 1.
 	MinFrames int
 	// MaxFrames and MaxWait cap the wait; defaults 45 frames and 3 s. The
 	// last frame read is used when a cap is hit.
@@ -65,13 +86,16 @@ type Settle struct {
 
 func (s Settle) withDefaults() Settle {
 	if s.Stable <= 0 {
-		s.Stable = 3
+		s.Stable = 1
+	}
+	if s.StableFor <= 0 {
+		s.StableFor = 100 * time.Millisecond
 	}
 	if s.Tolerance <= 0 {
 		s.Tolerance = 1.5
 	}
 	if s.MinFrames <= 0 {
-		s.MinFrames = 2
+		s.MinFrames = 1
 	}
 	if s.MaxFrames <= 0 {
 		s.MaxFrames = 45
@@ -83,15 +107,15 @@ func (s Settle) withDefaults() Settle {
 }
 
 // Config selects and shapes captures. The zero value captures from the
-// first V4L2 camera at its largest size up to 1920x1080.
+// first V4L2 camera in the mode that delivers a settled frame of at least
+// MinLongSide pixels soonest (see chooseMode).
 type Config struct {
 	// Device is a label (as `acbridge` lists it), one of its
 	// ";"-separated parts, a device path (/dev/video0,
 	// /dev/v4l/by-id/...), or TestDevice for mediadevices' test pattern.
 	// Empty means the first V4L2 camera.
 	Device string
-	// Width and Height request a capture size; 0 picks the largest the
-	// device offers within 1920x1080.
+	// Width and Height request a capture size; 0 lets chooseMode pick.
 	Width, Height int
 	// Rotation clockwise in degrees: 0, 90, 180 or 270. Mirror flips left
 	// and right before rotating (kiosk mounts, mirror-view cameras).
@@ -100,6 +124,9 @@ type Config struct {
 	Settle   Settle
 	Logger   *slog.Logger     // nil: discard
 	Now      func() time.Time // nil: time.Now
+	// Drivers lists the candidate devices per capture; nil means the V4L2
+	// cameras plus TestDevice. Benchmarks and tests pass stand-ins.
+	Drivers func() []driver.Driver
 }
 
 // TestDevice selects mediadevices' videotest driver.
@@ -146,6 +173,9 @@ func New(cfg Config) (*Device, error) {
 		d.now = time.Now
 	}
 	d.source = candidates
+	if cfg.Drivers != nil {
+		d.source = cfg.Drivers
+	}
 	return d, nil
 }
 
@@ -190,6 +220,8 @@ func (d *Device) Capture(ctx context.Context) (*Frame, error) {
 }
 
 func (d *Device) capture(ctx context.Context) (*Frame, error) {
+	var st Stages
+	t0 := d.now()
 	drv, err := selectDriver(d.source(), d.cfg.Device)
 	if err != nil {
 		return nil, err
@@ -208,7 +240,9 @@ func (d *Device) capture(ctx context.Context) (*Frame, error) {
 		d.stats.Closes++
 		d.log.Debug("camera closed", "device", label)
 	}()
-	p, err := choose(drv.Properties(), d.cfg.Width, d.cfg.Height)
+	t1 := d.now()
+	st.Open = t1.Sub(t0)
+	p, err := chooseMode(drv.Properties(), d.cfg.Width, d.cfg.Height, d.cfg.Settle)
 	if err != nil {
 		return nil, err
 	}
@@ -216,129 +250,29 @@ func (d *Device) capture(ctx context.Context) (*Frame, error) {
 	if !ok {
 		return nil, fmt.Errorf("%w: %s is not a video recorder", ErrNoFormat, label)
 	}
+	t2 := d.now()
+	st.Choose = t2.Sub(t1)
 	r, err := rec.VideoRecord(p)
 	if err != nil {
 		return nil, classify(label, "start streaming", err)
 	}
-	d.log.Debug("camera streaming", "device", label, "width", p.Width, "height", p.Height, "format", p.FrameFormat)
+	d.log.Debug("camera streaming", "device", label, "width", p.Width, "height", p.Height, "format", p.FrameFormat, "fps", p.FrameRate)
 	img, discarded, settled, err := d.settle(ctx, r, label)
 	if err != nil {
 		return nil, err
 	}
+	t3 := d.now()
+	out := transform(img, d.cfg.Rotation, d.cfg.Mirror)
+	t4 := d.now()
+	st.Settle, st.Transform = t3.Sub(t2), t4.Sub(t3)
 	d.log.Info("photo captured", "device", label, "discarded", discarded, "settled", settled)
 	return &Frame{
-		Image:      transform(img, d.cfg.Rotation, d.cfg.Mirror),
-		CapturedAt: d.now(),
+		Image:      out,
+		CapturedAt: t4,
 		Device:     label,
 		Discarded:  discarded,
 		Settled:    settled,
+		Mode:       Mode{Width: p.Width, Height: p.Height, Format: string(p.FrameFormat), FPS: p.FrameRate},
+		Stages:     st,
 	}, nil
-}
-
-// reader is the part of mediadevices' video.Reader used here.
-type reader interface {
-	Read() (image.Image, func(), error)
-}
-
-// settle reads frames until the mean luma holds still for Stable frames
-// (auto-exposure converged) or a budget runs out, and returns a private
-// copy of the last frame: the driver reuses, and on close frees, its
-// buffers.
-func (d *Device) settle(ctx context.Context, r reader, label string) (*image.YCbCr, int, bool, error) {
-	s := d.cfg.Settle
-	deadline := d.now().Add(s.MaxWait)
-	var (
-		last     *image.YCbCr
-		prev     float64
-		stable   int
-		frames   int
-		havePrev bool
-	)
-	for {
-		if err := ctx.Err(); err != nil {
-			return nil, 0, false, fmt.Errorf("camera: capture cancelled: %w", err)
-		}
-		if d.isClosed() {
-			return nil, 0, false, ErrClosed
-		}
-		img, release, err := r.Read()
-		if err != nil {
-			if errors.Is(err, io.EOF) {
-				return nil, 0, false, fmt.Errorf("%w (%s)", ErrUnplugged, label)
-			}
-			return nil, 0, false, classify(label, "read", err)
-		}
-		frames++
-		last = copyFrame(img, last)
-		release()
-		if last == nil {
-			return nil, 0, false, fmt.Errorf("%w: %s delivered an empty frame", ErrUnplugged, label)
-		}
-		m := meanLuma(last)
-		if havePrev && abs(m-prev) <= s.Tolerance {
-			stable++
-		} else {
-			stable = 0
-		}
-		prev, havePrev = m, true
-		if frames > s.MinFrames && stable >= s.Stable {
-			return last, frames - 1, true, nil
-		}
-		if frames >= s.MaxFrames || !d.now().Before(deadline) {
-			return last, frames - 1, false, nil
-		}
-	}
-}
-
-func abs(v float64) float64 {
-	if v < 0 {
-		return -v
-	}
-	return v
-}
-
-// choose picks the capture properties: the requested size if offered, else
-// the largest within 1920x1080, preferring raw formats (no decode per
-// settle frame) and then higher frame rates (faster settling).
-func choose(props []prop.Media, w, h int) (prop.Media, error) {
-	var best prop.Media
-	found := false
-	score := func(p prop.Media) (int, int, float32) {
-		area := p.Width * p.Height
-		if w > 0 && h > 0 {
-			if p.Width == w && p.Height == h {
-				area = 1 << 30
-			} else {
-				area = -abs2(area - w*h)
-			}
-		} else if p.Width > 1920 || p.Height > 1080 {
-			area = -area
-		}
-		return area, formatRank(p), p.FrameRate
-	}
-	for _, p := range props {
-		if formatRank(p) < 0 || p.Width <= 0 || p.Height <= 0 {
-			continue
-		}
-		if !found {
-			best, found = p, true
-			continue
-		}
-		a1, r1, f1 := score(p)
-		a0, r0, f0 := score(best)
-		if a1 > a0 || (a1 == a0 && (r1 > r0 || (r1 == r0 && f1 > f0))) {
-			best = p
-		}
-	}
-	if !found {
-		return best, ErrNoFormat
-	}
-	return best, nil
-}
-
-func abs2(v int) int {
-	if v < 0 {
-		return -v
-	}
-	return v
 }

@@ -12,7 +12,6 @@ import (
 	"sync"
 	"syscall"
 	"testing"
-	"time"
 
 	"github.com/pion/mediadevices/pkg/driver"
 	"github.com/pion/mediadevices/pkg/frame"
@@ -294,37 +293,6 @@ func TestCancelAndClose(t *testing.T) {
 	}
 	if _, err := d.Capture(context.Background()); !errors.Is(err, ErrClosed) {
 		t.Errorf("after Close: %v", err)
-	}
-}
-
-func TestSettleBudget(t *testing.T) {
-	// Tolerance zero never counts a frame stable: the frame cap decides.
-	d := testCamera(t, Config{Settle: Settle{Tolerance: 1e-9, Stable: 50, MaxFrames: 5, MaxWait: time.Minute}})
-	f, err := d.Capture(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if f.Discarded != 4 {
-		t.Errorf("discarded %d, settled %v", f.Discarded, f.Settled)
-	}
-}
-
-func TestChooseFormat(t *testing.T) {
-	v := func(w, h int, f frame.Format, fps float32) prop.Media {
-		return prop.Media{Video: prop.Video{Width: w, Height: h, FrameFormat: f, FrameRate: fps}}
-	}
-	props := []prop.Media{
-		v(640, 480, frame.FormatYUYV, 30), v(1920, 1080, frame.FormatMJPEG, 30), v(1920, 1080, frame.FormatYUYV, 5),
-		v(3840, 2160, frame.FormatMJPEG, 30), v(1280, 720, frame.FormatZ16, 30),
-	}
-	if p, _ := choose(props, 0, 0); p.Width != 1920 || p.FrameFormat != frame.FormatYUYV {
-		t.Errorf("default: %+v", p.Video)
-	}
-	if p, _ := choose(props, 640, 480); p.Width != 640 {
-		t.Errorf("640x480: %+v", p.Video)
-	}
-	if _, err := choose([]prop.Media{v(1280, 720, frame.FormatZ16, 30)}, 0, 0); !errors.Is(err, ErrNoFormat) {
-		t.Errorf("depth only: %v", err)
 	}
 }
 

@@ -10,4 +10,13 @@
 // and mediadevices' videotest driver for tests and the demo (label
 // "VideoTest"). Frames stay in memory; nothing here writes them to disk or
 // logs them (principle 2).
+//
+// What a person waits for is press to sent, so the capture mode is the one
+// estimated to deliver a settled frame of at least MinLongSide pixels
+// soonest (mode.go: frame rate against raw/MJPEG conversion cost and size),
+// and settling ends as soon as the mean luma has held still for a short
+// time window rather than after a frame count (settle.go), capped by
+// Settle.MaxFrames and MaxWait. cameratest provides a V4L2-like stand-in
+// (mode list, paced frames, exposure ramp) for tests and
+// bench/presstosent.
 package camera

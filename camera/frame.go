@@ -66,7 +66,8 @@ func meanLuma(m *image.YCbCr) float64 {
 	w, h := m.Rect.Dx(), m.Rect.Dy()
 	var sum, n uint64
 	for y := 0; y < h; y += 4 {
-		row := m.Y[y*m.YStride : y*m.YStride+w]
+		o := m.YOffset(m.Rect.Min.X, m.Rect.Min.Y+y)
+		row := m.Y[o : o+w]
 		for x := 0; x < w; x += 4 {
 			sum += uint64(row[x])
 			n++

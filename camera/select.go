@@ -12,8 +12,6 @@ import (
 	"github.com/pion/mediadevices/pkg/driver"
 	v4l2 "github.com/pion/mediadevices/pkg/driver/camera"
 	_ "github.com/pion/mediadevices/pkg/driver/videotest" // registers the TestDevice driver
-	"github.com/pion/mediadevices/pkg/frame"
-	"github.com/pion/mediadevices/pkg/prop"
 )
 
 // The videotest driver registers itself once, at init, in mediadevices'
@@ -143,17 +141,4 @@ func classify(label, stage string, err error) error {
 		return fmt.Errorf("camera: %s: %s: %w", label, stage, err)
 	}
 	return fmt.Errorf("%w (%s: %s: %v)", sentinel, label, stage, err)
-}
-
-// formatRank orders pixel formats: raw Y'CbCr needs no decode per settle
-// frame; MJPEG works but costs a JPEG decode each; depth and RGBA do not
-// suit photos here.
-func formatRank(p prop.Media) int {
-	switch p.FrameFormat {
-	case frame.FormatI420, frame.FormatNV12, frame.FormatNV21, frame.FormatYUYV, frame.FormatYUY2, frame.FormatUYVY, frame.FormatI444:
-		return 2
-	case frame.FormatMJPEG:
-		return 1
-	}
-	return -1
 }

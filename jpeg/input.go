@@ -76,6 +76,7 @@ func encodeLargeJPEG(f *os.File, opts *Options) (*Result, bool, error) {
 	}
 	decodeTime := o.Now().Sub(start)
 	res, err := encodeFrame(fr, hdr.width, hdr.height, hdr.orientation, &o)
+	fr.release()
 	if err != nil {
 		return nil, true, err
 	}
@@ -118,6 +119,7 @@ func EncodeReader(r io.Reader, opts *Options) (*Result, error) {
 	}
 	decodeTime := o.Now().Sub(start)
 	res, err := encodeFrame(f, srcW, srcH, orientation, &o)
+	f.release()
 	if err != nil {
 		return nil, err
 	}

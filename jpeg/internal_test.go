@@ -202,7 +202,7 @@ func TestSearchScale(t *testing.T) {
 				s = math.Round(s*4) / 4 // plateaus, like integer tables
 				return int(c / math.Pow(s, alpha))
 			}
-			res, err := searchScale(61440, 40, scaleMax, maxTrials, func(s float64) ([]byte, error) {
+			res, err := searchScale(61440, 40, scaleMax, 0, maxTrials, func(s float64) ([]byte, error) {
 				return make([]byte, size(s)), nil
 			})
 			if err != nil {
@@ -225,7 +225,7 @@ func TestSearchScale(t *testing.T) {
 			}
 		}
 	}
-	res, _ := searchScale(61440, 40, 100, maxTrials, func(s float64) ([]byte, error) { return make([]byte, 1e6), nil })
+	res, _ := searchScale(61440, 40, 100, 0, maxTrials, func(s float64) ([]byte, error) { return make([]byte, 1e6), nil })
 	if res.fits || res.over != 1e6 {
 		t.Errorf("unfittable: %+v", res)
 	}

@@ -150,19 +150,33 @@ func resizeInto(dst *plane, src plane) {
 		}
 		return
 	}
-	tmp := src
-	if src.h != dst.h {
-		tmp = plane{w: src.w, h: dst.h, stride: src.w, pix: make([]byte, src.w*dst.h)}
-		k := makeKernel(src.h, dst.h)
-		resizeV(tmp, src, k)
+	switch {
+	case src.h == dst.h:
+		resizeH(*dst, src, makeKernel(src.w, dst.w))
+	case src.w == dst.w:
+		resizeV(*dst, src, makeKernel(src.h, dst.h))
+	default:
+		// Both passes: the intermediate keeps fraction bits (resize.h).
+		tmp := make([]int16, src.w*dst.h)
+		resizeV16(tmp, src, dst.h, makeKernel(src.h, dst.h))
+		resizeH16(*dst, tmp, src.w, makeKernel(src.w, dst.w))
 	}
-	if src.w == dst.w {
-		for y := 0; y < dst.h; y++ {
-			copy(dst.pix[y*dst.stride:y*dst.stride+dst.w], tmp.pix[y*tmp.stride:y*tmp.stride+tmp.w])
-		}
-		return
-	}
-	resizeH(*dst, tmp, makeKernel(src.w, dst.w))
+}
+
+// resizeV16 fills tmp (src.w x dh, 16-bit with fraction bits) from src.
+func resizeV16(tmp []int16, src plane, dh int, k kernel) {
+	acc := make([]int32, src.w)
+	C.acb_resize_v16((*C.uint8_t)(unsafe.Pointer(&src.pix[0])), C.int(src.stride),
+		(*C.int16_t)(unsafe.Pointer(&tmp[0])), C.int(src.w), C.int(src.w), C.int(dh),
+		(*C.int32_t)(unsafe.Pointer(&k.start[0])), (*C.int32_t)(unsafe.Pointer(&k.w[0])), C.int(k.n),
+		(*C.int32_t)(unsafe.Pointer(&acc[0])))
+}
+
+// resizeH16 fills dst from tmp (stride tw) with kernel k over columns.
+func resizeH16(dst plane, tmp []int16, tw int, k kernel) {
+	C.acb_resize_h16((*C.int16_t)(unsafe.Pointer(&tmp[0])), C.int(tw),
+		(*C.uint8_t)(unsafe.Pointer(&dst.pix[0])), C.int(dst.stride), C.int(dst.w), C.int(dst.h),
+		(*C.int32_t)(unsafe.Pointer(&k.start[0])), (*C.int16_t)(unsafe.Pointer(&k.w16[0])), C.int(k.n))
 }
 
 // resizeV fills dst (src.w x dst.h) from src with kernel k over rows.

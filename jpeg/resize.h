@@ -13,4 +13,16 @@ void acb_resize_v(const uint8_t *src, int sstride, uint8_t *dst, int dstride, in
 void acb_resize_h(const uint8_t *src, int sstride, uint8_t *dst, int dstride, int dw, int rows,
                   const int32_t *start, const int32_t *w, const int16_t *w16, int n);
 
+// acb_resize_v16 is acb_resize_v keeping ACB_FRAC_BITS fraction bits in
+// 16-bit samples, for acb_resize_h16 to finish:
+// rounding the intermediate to 8 bits added noise that SSIM sees in smooth
+// areas (bench/photo.sh).
+#define ACB_FRAC_BITS 6
+void acb_resize_v16(const uint8_t *src, int sstride, int16_t *dst, int dstride, int width, int dh,
+                    const int32_t *start, const int32_t *w, int n, int32_t *acc);
+
+// acb_resize_h16 is acb_resize_h on acb_resize_v16's output.
+void acb_resize_h16(const int16_t *src, int sstride, uint8_t *dst, int dstride, int dw, int rows,
+                    const int32_t *start, const int16_t *w16, int n);
+
 #endif

@@ -81,6 +81,14 @@ func scaleOf(quality int) float64 {
 	return float64(200 - 2*quality)
 }
 
+// searchTol: the search stops within this fraction under the budget
+// (≈0.15 dB). sizeExponent: file size falls roughly as the scale factor
+// to this power before two trials measure it.
+const (
+	searchTol    = 0.03
+	sizeExponent = 0.85
+)
+
 // searchResult is the best encoding found under a byte budget.
 type searchResult struct {
 	data    []byte
@@ -96,11 +104,12 @@ type searchResult struct {
 // solves that model: through the bracket of known fit and known overflow
 // once there is one, else through the last two trials. It stops within
 // 3% under the budget (≈0.15 dB), when the bracket is narrower than the
-// integer tables resolve, or after maxTrials encodes. When even limit
+// integer tables resolve, or after maxTrials encodes. alpha0 is the
+// exponent to assume before two trials measure it (0: sizeExponent). When even limit
 // overflows it returns at once with fits false and that size, so the
 // caller can shrink the picture instead.
-func searchScale(budget int, start, limit float64, maxTrials int, encode func(s float64) ([]byte, error)) (searchResult, error) {
-	const tol = 0.03
+func searchScale(budget int, start, limit, alpha0 float64, maxTrials int, encode func(s float64) ([]byte, error)) (searchResult, error) {
+	const tol = searchTol
 	target := float64(budget) * (1 - tol/2)
 	var res searchResult
 	sFit, nFit := math.Inf(1), 0.0
@@ -138,7 +147,10 @@ func searchScale(budget int, start, limit float64, maxTrials int, encode func(s 
 			a := math.Log(nOver/nFit) / math.Log(sFit/sOver)
 			next = sOver * math.Pow(nOver/target, 1/max(a, 0.2))
 		} else {
-			alpha := 0.85
+			alpha := sizeExponent
+			if alpha0 > 0 {
+				alpha = alpha0
+			}
 			if prevS > 0 && prevS != s && prevN > 0 && n > 0 && prevN != n {
 				if a := -math.Log(n/prevN) / math.Log(s/prevS); a > 0.3 && a < 2 {
 					alpha = a

@@ -11,7 +11,7 @@ set -euo pipefail
 
 build_pkgs=(gcc libc6-dev pkg-config libpcsclite-dev libjpeg62-turbo-dev libopus-dev libopusfile-dev libspeexdsp-dev)
 test_pkgs=("${build_pkgs[@]}" pcscd vsmartcard-vpcd pcsc-tools systemd procps sox chromium python3-aiortc libxml2-utils libasound2 prometheus)
-bench_pkgs=("${test_pkgs[@]}" imagemagick mate-backgrounds time espeak-ng)
+bench_pkgs=("${test_pkgs[@]}" imagemagick mate-backgrounds time espeak-ng libvips-tools butteraugli)
 
 case "${1:-test}" in
   build) want=("${build_pkgs[@]}") ;;

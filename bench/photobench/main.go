@@ -4,6 +4,8 @@
 //	photobench gen -w 1920 -h 1080 -y4m F.y4m -yuv F.yuv
 //	photobench check OUT.jpg...
 //	photobench time RESULT -- CMD ARGS...   (writes "cpu_seconds peak_rss_kib")
+//	photobench ssim REF OUT                 (prints the luma SSIM)
+//	photobench encode IN OUT                (jpeg.EncodeFile alone: the encoder without acbridge's start-up)
 package main
 
 import (
@@ -23,7 +25,7 @@ import (
 
 func main() {
 	if len(os.Args) < 2 {
-		fmt.Fprintln(os.Stderr, "usage: photobench gen|check ...")
+		fmt.Fprintln(os.Stderr, "usage: photobench gen|check|time|ssim|encode ...")
 		os.Exit(2)
 	}
 	var err error
@@ -34,6 +36,10 @@ func main() {
 		err = check(os.Args[2:])
 	case "time":
 		err = timeCmd(os.Args[2:])
+	case "ssim":
+		err = ssimCmd(os.Args[2:])
+	case "encode":
+		err = encodeCmd(os.Args[2:])
 	default:
 		err = fmt.Errorf("unknown subcommand %q", os.Args[1])
 	}
@@ -245,4 +251,19 @@ func checkOne(data []byte) error {
 		return fmt.Errorf("%dx%d px", img.PixelWidth, img.PixelHeight)
 	}
 	return jpeg.Verify(&img)
+}
+
+// encodeCmd runs the call `acbridge photo --input` makes, in a process
+// that links nothing else, so the bench can tell the encoder's cost from
+// the acbridge binary's start-up (package initialisation of its audio,
+// schema and WebRTC dependencies).
+func encodeCmd(args []string) error {
+	if len(args) != 2 {
+		return fmt.Errorf("usage: photobench encode IN OUT")
+	}
+	res, err := jpeg.EncodeFile(args[0], nil)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(args[1], res.Data, 0o644)
 }
