@@ -98,7 +98,7 @@ func chooseMode(props []prop.Media, w, h int, s Settle) (prop.Media, error) {
 		case max(p.Width, p.Height) >= MinLongSide:
 			return 0
 		default:
-			return 1 << 40 / (area + 1) // small modes only when nothing large exists: the largest first
+			return math.MaxInt32 / (area + 1) // small modes only when nothing large exists: the largest first (an int is 32 bits on armhf)
 		}
 	}
 	best := usable[0]
