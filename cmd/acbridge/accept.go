@@ -14,6 +14,7 @@ import (
 	"github.com/agentcall/acbridge/accept"
 	"github.com/agentcall/acbridge/button"
 	"github.com/agentcall/acbridge/config"
+	"github.com/agentcall/acbridge/station"
 )
 
 func init() {
@@ -70,7 +71,7 @@ func runAccept(ctx context.Context, e *env, args []string) int {
 		defer sim.Close()
 		sim.Apply(&o)
 	} else {
-		cfg, err := config.Load(*cfgPath, nil)
+		cfg, err := station.Load(*cfgPath, nil)
 		if err != nil {
 			// The hardware can still be checked with the defaults;
 			// env.config fails with the reason and the fix.

@@ -13,6 +13,7 @@ import (
 	"github.com/agentcall/acbridge/bridge"
 	"github.com/agentcall/acbridge/config"
 	"github.com/agentcall/acbridge/protocol"
+	"github.com/agentcall/acbridge/station"
 	"github.com/coreos/go-systemd/v22/daemon"
 )
 
@@ -33,7 +34,7 @@ func runRun(ctx context.Context, e *env, args []string) int {
 		return code
 	}
 	load := func() (*config.Config, error) {
-		return config.Load(*path, func(c *config.Config) {
+		return station.Load(*path, func(c *config.Config) {
 			if *agentURL != "" {
 				c.Agent.URL = *agentURL
 			}
