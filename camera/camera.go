@@ -57,27 +57,33 @@ type Settle struct {
 	// MinFrames are always discarded (the first frames of many UVC
 	// cameras are dark or garbled); default 2.
 	MinFrames int
-	// MaxFrames and MaxWait cap the wait; defaults 45 frames and 3 s. The
-	// last frame read is used when a cap is hit.
+	// MaxFrames and MaxWait cap the wait; defaults 30 frames and 2 s, the
+	// configuration's (camera.settle_frames, camera.settle_timeout), so
+	// that a capture without a configuration (acbridge photo) settles as
+	// the daemon's does. The last frame read is used when a cap is hit.
 	MaxFrames int
 	MaxWait   time.Duration
 }
 
+// DefaultSettle is the Settle a zero field takes its value from.
+var DefaultSettle = Settle{Stable: 3, Tolerance: 1.5, MinFrames: 2, MaxFrames: 30, MaxWait: 2 * time.Second}
+
 func (s Settle) withDefaults() Settle {
+	d := DefaultSettle
 	if s.Stable <= 0 {
-		s.Stable = 3
+		s.Stable = d.Stable
 	}
 	if s.Tolerance <= 0 {
-		s.Tolerance = 1.5
+		s.Tolerance = d.Tolerance
 	}
 	if s.MinFrames <= 0 {
-		s.MinFrames = 2
+		s.MinFrames = d.MinFrames
 	}
 	if s.MaxFrames <= 0 {
-		s.MaxFrames = 45
+		s.MaxFrames = d.MaxFrames
 	}
 	if s.MaxWait <= 0 {
-		s.MaxWait = 3 * time.Second
+		s.MaxWait = d.MaxWait
 	}
 	return s
 }

@@ -43,6 +43,7 @@ type Dev struct {
 	until   time.Time     // end of the armed window
 	armedAt time.Time     // start of the armed window
 	winDone chan struct{} // closed when the current window ends
+	found   chan struct{} // closed when the reader in use changes; see WaitReader
 }
 
 // Open validates opts and returns a handle; it does not touch pcscd, so it
@@ -316,6 +317,10 @@ func (d *Dev) setReader(name string, why error) {
 	changed := d.reader != name || (name == "" && (d.noRdErr == nil) != (why == nil)) ||
 		(name == "" && why != nil && d.noRdErr.Error() != why.Error())
 	d.reader, d.noRdErr = name, why
+	if changed && d.found != nil {
+		close(d.found)
+		d.found = nil
+	}
 	d.mu.Unlock()
 	if changed {
 		if name != "" {

@@ -97,7 +97,7 @@ func runGeneration(ctx context.Context, cfg *config.Config, e *env, hup <-chan o
 		return false, err
 	}
 	defer p.close()
-	speak, waitSpeech := speaker(cfg.Audio.TTSCommand, log)
+	speak, waitSpeech := ttsSpeaker(cfg.Audio.TTSCommand, log)
 	defer waitSpeech()
 	onState := func(s bridge.State) {
 		status := "not connected: " + fmt.Sprint(s.Err)
@@ -108,9 +108,9 @@ func runGeneration(ctx context.Context, cfg *config.Config, e *env, hup <-chan o
 	}
 	opts := bridgeOptions(cfg, p, e, onState)
 	opts.Speak = speak
-	opts.Texts = p.texts
-	if p.kiosk != nil && cfg.Kiosk.TextBox {
-		opts.Texts = mergeTexts(gctx, p.texts, p.kiosk.Texts())
+	opts.Texts = p.station.Texts
+	if k := p.station.Kiosk; k != nil && cfg.Kiosk.TextBox {
+		opts.Texts = mergeTexts(gctx, p.station.Texts, k.Texts())
 	}
 	b := bridge.New(opts)
 	// READY once the devices are open: the network may come later, and the
