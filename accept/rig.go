@@ -269,12 +269,8 @@ func (g *rig) doOpenReader(ctx context.Context) (nfc.Reader, error) {
 	g.dev = dev
 	g.wg.Add(1)
 	go func() { defer g.wg.Done(); dev.Run(g.ctx) }()
-	for dev.Status().State == nfc.StateNoReader {
-		select {
-		case <-ctx.Done():
-			return nil, fmt.Errorf("the reader did not become ready: %w", errors.Join(dev.Status().Err, ctx.Err()))
-		case <-time.After(20 * time.Millisecond):
-		}
+	if st := dev.WaitReader(ctx); st.State == nfc.StateNoReader {
+		return nil, fmt.Errorf("the reader did not become ready: %w", errors.Join(st.Err, ctx.Err()))
 	}
 	g.readyIn = time.Since(start)
 	g.ident.Reader = dev.Status().Reader

@@ -19,6 +19,7 @@ import (
 	"github.com/agentcall/acbridge/client"
 	"github.com/agentcall/acbridge/nfc/nfctest"
 	"github.com/agentcall/acbridge/protocol"
+	"github.com/agentcall/acbridge/station"
 	"go.uber.org/goleak"
 )
 
@@ -129,7 +130,7 @@ func newRig(t *testing.T, setup ...func(*rig)) *rig {
 		AgentURL:      base,
 		Policy:        &client.Policy{AllowInsecureLocal: true},
 		Reader:        r.reader,
-		Camera:        &countingCamera{Camera: &bridge.CameraJPEG{Cam: r.cam}, n: &r.photos},
+		Camera:        &countingCamera{Camera: station.PhotoOf(r.cam), n: &r.photos},
 		Mic:           r.mic,
 		Speaker:       r.speakerSink(),
 		Buttons:       r.buttons,

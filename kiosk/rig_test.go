@@ -18,6 +18,7 @@ import (
 	"github.com/agentcall/acbridge/kiosk"
 	"github.com/agentcall/acbridge/nfc/nfctest"
 	"github.com/agentcall/acbridge/notice"
+	"github.com/agentcall/acbridge/station"
 )
 
 // canaryUID must never appear on the page, in the stream or in the logs.
@@ -85,7 +86,7 @@ func newRig(t *testing.T) *rig {
 		AgentURL: base,
 		Policy:   &client.Policy{AllowInsecureLocal: true},
 		Reader:   r.reader,
-		Camera:   &bridge.CameraJPEG{Cam: r.cam},
+		Camera:   station.PhotoOf(r.cam),
 		Buttons:  r.btns,
 		Texts:    r.kiosk.Texts(),
 		Window:   5 * time.Second,

@@ -25,6 +25,7 @@ import (
 	"github.com/agentcall/acbridge/nfc"
 	"github.com/agentcall/acbridge/nfc/nfctest"
 	"github.com/agentcall/acbridge/nfc/vpcd"
+	"github.com/agentcall/acbridge/station"
 )
 
 func init() {
@@ -79,11 +80,10 @@ func openDemoReader(ctx context.Context, ks *keystore.Store, scope string, wg *s
 	rctx, cancel := context.WithCancel(ctx)
 	wg.Add(1)
 	go func() { defer wg.Done(); dev.Run(rctx) }()
-	deadline := time.Now().Add(3 * time.Second)
-	for dev.Status().State == nfc.StateNoReader && time.Now().Before(deadline) {
-		time.Sleep(50 * time.Millisecond)
-	}
-	if st := dev.Status(); st.State == nfc.StateNoReader {
+	wctx, wcancel := context.WithTimeout(rctx, 3*time.Second)
+	st := dev.WaitReader(wctx)
+	wcancel()
+	if st.State == nfc.StateNoReader {
 		cancel()
 		dev.Close()
 		return fallback(fmt.Sprint("no vpcd reader: ", st.Err))
@@ -167,7 +167,7 @@ func demoRun(ctx context.Context, e *env, interactive, verbose bool) error {
 	fmt.Fprintf(e.Stdout, "acbridge demo: the reference agent at %s;\n  tags: %s;\n  photos: the test-pattern camera; a temporary keystore.\n\n", base, readerDesc)
 	b := bridge.New(bridge.Options{
 		AgentURL: base, Policy: &client.Policy{AllowInsecureLocal: true},
-		Reader: d.reader, Camera: &bridge.CameraJPEG{Cam: cam}, Buttons: d.buttons, Texts: d.texts,
+		Reader: d.reader, Camera: station.PhotoOf(cam), Buttons: d.buttons, Texts: d.texts,
 		Window: 10 * time.Second, ReconnectMax: 2 * time.Second, Out: d.out, Display: d.out.Display, Logger: log,
 	})
 	done := make(chan error, 1)

@@ -90,29 +90,35 @@ func runScan(ctx context.Context, e *env, args []string) int {
 	go func() { defer close(runDone); dev.Run(ctx) }()
 	defer func() { dev.Close(); <-runDone }()
 
-	p := scanPrinter{out: stdout, errw: stderr, json: *asJSON}
+	return scanTags(ctx, dev, &scanPrinter{out: stdout, errw: stderr, json: *asJSON}, *window, *once)
+}
+
+// scanTags arms the reader for one window after another and prints each
+// identified tag; with once, it returns after the first tag or window.
+func scanTags(ctx context.Context, dev *nfc.Dev, p *scanPrinter, window time.Duration, once bool) int {
+	stderr := p.errw
 	// A tag pulled away mid-read leaves the window open: say so and wait
 	// for it to come back, as the daemon does.
 	unread := &nfc.ScanOptions{OnUnread: func(err error) {
 		fmt.Fprintf(stderr, "%s (%v)\n", nfc.UnreadNotice, err)
 	}}
 	for {
-		s, err := dev.ScanWith(ctx, *window, unread)
+		s, err := dev.ScanWith(ctx, window, unread)
 		switch {
 		case errors.Is(err, nfc.ErrNoTag):
-			if *once {
-				fmt.Fprintf(stderr, "acbridge scan: no tag tapped within %v\n", *window)
+			if once {
+				fmt.Fprintf(stderr, "acbridge scan: no tag tapped within %v\n", window)
 				return 1
 			}
 			continue // re-arm
 		case ctx.Err() != nil:
-			if *once {
+			if once {
 				return 1
 			}
 			return 0
 		case err != nil:
 			fmt.Fprintf(stderr, "acbridge scan: %v\n", err)
-			if *once {
+			if once {
 				return 1
 			}
 			continue
@@ -124,7 +130,7 @@ func runScan(ctx context.Context, e *env, args []string) int {
 			fmt.Fprintf(stderr, "acbridge scan: %v\n", err)
 			return 1
 		}
-		if *once {
+		if once {
 			return 0
 		}
 	}
