@@ -129,9 +129,9 @@ func TestServiceErrors(t *testing.T) {
 		want         error
 		fix          string
 	}{
-		{scard.ErrNoService, true, ErrNoService, "systemctl start pcscd.socket"},
-		{scard.ErrServiceStopped, false, ErrNoService, "systemctl start pcscd.socket"},
-		{scard.ErrCommError, true, ErrNoService, "systemctl start pcscd.socket"}, // no socket: not polkit
+		{scard.ErrNoService, true, ErrNoService, "systemctl enable --now pcscd.socket"},
+		{scard.ErrServiceStopped, false, ErrNoService, "systemctl enable --now pcscd.socket"},
+		{scard.ErrCommError, true, ErrNoService, "systemctl enable --now pcscd.socket"}, // no socket: not polkit
 		{scard.ErrNoAccess, true, ErrAccessDenied, "60-acbridge-pcsc.rules"},
 		{scard.ErrInvalidHandle, false, ErrNoService, "restarted"},
 	} {

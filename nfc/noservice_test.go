@@ -30,7 +30,7 @@ func TestNoService(t *testing.T) {
 
 func noServiceChild(t *testing.T) {
 	_, err := nfc.ListReaders(context.Background())
-	if !errors.Is(err, nfc.ErrNoService) || !strings.Contains(err.Error(), "systemctl start pcscd.socket") {
+	if !errors.Is(err, nfc.ErrNoService) || !strings.Contains(err.Error(), "systemctl enable --now pcscd.socket") {
 		t.Fatalf("ListReaders without pcscd: %v", err)
 	}
 	states := make(chan nfc.Status, 16)
