@@ -13,6 +13,7 @@ import (
 	"github.com/agentcall/acbridge/audio"
 	"github.com/agentcall/acbridge/audio/audiotest"
 	"github.com/agentcall/acbridge/bridge"
+	"github.com/agentcall/acbridge/bridge/bridgetest"
 	"github.com/agentcall/acbridge/button"
 	"github.com/agentcall/acbridge/button/buttontest"
 	"github.com/agentcall/acbridge/camera"
@@ -31,7 +32,7 @@ var canaryUID = []byte{0x04, 0xCA, 0xFE, 0xBA, 0xBE, 0x13, 0x37}
 const canaryHex = "04CAFEBABE1337"
 
 // waitFor waits until the transcript has n occurrences of sub.
-func waitFor(t *testing.T, tr *bridge.Transcript, sub string, n int) {
+func waitFor(t *testing.T, tr *bridgetest.Transcript, sub string, n int) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
@@ -41,7 +42,7 @@ func waitFor(t *testing.T, tr *bridge.Transcript, sub string, n int) {
 }
 
 // waitRuns waits until the agent has finished n runs.
-func waitRuns(t *testing.T, tr *bridge.Transcript, n int) {
+func waitRuns(t *testing.T, tr *bridgetest.Transcript, n int) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
@@ -60,8 +61,8 @@ type rig struct {
 	reader  *nfctest.Reader
 	buttons *buttontest.Source
 	texts   chan string
-	out     *bridge.Transcript
-	log     *bridge.Transcript
+	out     *bridgetest.Transcript
+	log     *bridgetest.Transcript
 	cancel  context.CancelFunc
 	done    chan error
 	cam     *camera.Device
@@ -109,7 +110,7 @@ func (r *rig) stopAgent() {
 }
 
 func newRig(t *testing.T, setup ...func(*rig)) *rig {
-	r := &rig{t: t, texts: make(chan string), out: &bridge.Transcript{}, log: &bridge.Transcript{}, done: make(chan error, 1)}
+	r := &rig{t: t, texts: make(chan string), out: &bridgetest.Transcript{}, log: &bridgetest.Transcript{}, done: make(chan error, 1)}
 	for _, f := range setup {
 		f(r)
 	}

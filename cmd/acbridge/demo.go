@@ -17,6 +17,7 @@ import (
 
 	"github.com/agentcall/acbridge/agent"
 	"github.com/agentcall/acbridge/bridge"
+	"github.com/agentcall/acbridge/bridge/bridgetest"
 	"github.com/agentcall/acbridge/button"
 	"github.com/agentcall/acbridge/button/buttontest"
 	"github.com/agentcall/acbridge/camera"
@@ -95,7 +96,7 @@ func openDemoReader(ctx context.Context, ks *keystore.Store, scope string, wg *s
 
 type demo struct {
 	e       *env
-	out     *bridge.Transcript
+	out     *bridgetest.Transcript
 	reader  demoReader
 	buttons *buttontest.Source
 	texts   chan string
@@ -156,7 +157,7 @@ func demoRun(ctx context.Context, e *env, interactive, verbose bool) error {
 	defer wg.Wait()
 	reader, readerDesc, closeReader := openDemoReader(ctx, ks, scope, &wg)
 	defer closeReader()
-	d := &demo{e: e, out: &bridge.Transcript{W: e.Stdout}, reader: reader,
+	d := &demo{e: e, out: &bridgetest.Transcript{W: e.Stdout}, reader: reader,
 		buttons: buttontest.NewSource(&button.Options{Debounce: -1}), texts: make(chan string)}
 	defer d.buttons.Close()
 	logw := io.Discard
