@@ -35,7 +35,7 @@ type Options struct {
 // Station is this kiosk's hardware, opened from a configuration. Nil
 // fields are hardware the configuration does not enable or that is absent.
 type Station struct {
-	Reader  *nfc.Dev         // nil: nfc not enabled
+	Reader  *Reader          // nil: nfc not enabled
 	Photo   *Photo           // nil: photo not enabled
 	Buttons button.Source    // nil: no control configured
 	LED     button.Indicator // button.NopIndicator without an LED
@@ -90,29 +90,22 @@ func (s *Station) openReader(ctx context.Context, o *Options, log *slog.Logger) 
 	if err != nil {
 		return err
 	}
-	dev, err := nfc.Open(ctx, &nfc.Options{Reader: s.cfg.NFC.Reader, Aliaser: ks, Scope: scope, Logger: log.With("part", "nfc"),
+	r, err := StartReader(ctx, &nfc.Options{Reader: s.cfg.NFC.Reader, Aliaser: ks, Scope: scope, Logger: log.With("part", "nfc"),
 		OnState: func(st nfc.Status) {
 			log.Info("reader", "state", st.State.String(), "reader", st.Reader, "why", st.Err)
-		}})
+		}}, log)
 	if err != nil {
 		return err
 	}
-	s.Reader = dev
-	s.closers = append(s.closers, dev.Close)
-	s.wg.Add(1)
-	go func() {
-		defer s.wg.Done()
-		if err := dev.Run(ctx); err != nil && !errors.Is(err, nfc.ErrClosed) && ctx.Err() == nil {
-			log.Error("reader stopped", "err", err)
-		}
-	}()
+	s.Reader = r
+	s.closers = append(s.closers, r.Close)
 	wait := o.ReaderWait
 	if wait == 0 {
 		wait = 1500 * time.Millisecond
 	}
 	if wait > 0 {
 		wctx, cancel := context.WithTimeout(ctx, wait)
-		dev.WaitReader(wctx)
+		r.WaitReader(wctx)
 		cancel()
 	}
 	return nil

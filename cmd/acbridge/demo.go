@@ -12,9 +12,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"time"
 
+	"github.com/agentcall/acbridge/accept"
 	"github.com/agentcall/acbridge/agent"
 	"github.com/agentcall/acbridge/bridge"
 	"github.com/agentcall/acbridge/bridge/bridgetest"
@@ -56,42 +56,36 @@ func (v virtualReader) remove()                                 { v.Remove() }
 // vpcdReader is the real stack: pcscd with the vpcd driver, acbridge's nfc
 // reader, and a virtual card that connects to the driver.
 type vpcdReader struct {
-	*nfc.Dev
+	*station.Reader
 	card *vpcd.Card
 }
 
 func (v vpcdReader) tap(ctx context.Context, uid []byte) error { return v.card.Insert(ctx, uid) }
 func (v vpcdReader) remove()                                   { v.card.Remove() }
 
-// openDemoReader uses pcscd + vpcd when they answer within a second or two,
-// and says which reader it chose.
-func openDemoReader(ctx context.Context, ks *keystore.Store, scope string, wg *sync.WaitGroup) (demoReader, string, func()) {
+// openDemoReader uses pcscd + vpcd when pcscd lists the vpcd reader (the
+// rule accept --simulate follows), and says which reader it chose.
+func openDemoReader(ctx context.Context, ks *keystore.Store, scope string) (demoReader, string, func()) {
 	fallback := func(why string) (demoReader, string, func()) {
 		return virtualReader{nfctest.New(ks, scope)}, "an in-process virtual NFC reader (" + why + "; make test starts pcscd with the vpcd driver)", func() {}
 	}
-	if c, err := net.DialTimeout("tcp", vpcd.DefaultAddr, 300*time.Millisecond); err != nil {
-		return fallback("pcscd with the vpcd driver is not running")
-	} else {
-		c.Close() // the driver takes the next connection as a card insertion
+	if mode, why := accept.PickSimReader(ctx, vpcd.DefaultReader); mode != accept.SimVPCD {
+		return fallback(why)
 	}
-	dev, err := nfc.Open(ctx, &nfc.Options{Aliaser: ks, Scope: scope})
+	dev, err := station.StartReader(ctx, &nfc.Options{Reader: vpcd.DefaultReader, Aliaser: ks, Scope: scope}, nil)
 	if err != nil {
 		return fallback(err.Error())
 	}
-	rctx, cancel := context.WithCancel(ctx)
-	wg.Add(1)
-	go func() { defer wg.Done(); dev.Run(rctx) }()
-	wctx, wcancel := context.WithTimeout(rctx, 3*time.Second)
+	wctx, cancel := context.WithTimeout(ctx, 3*time.Second)
 	st := dev.WaitReader(wctx)
-	wcancel()
+	cancel()
 	if st.State == nfc.StateNoReader {
-		cancel()
 		dev.Close()
 		return fallback(fmt.Sprint("no vpcd reader: ", st.Err))
 	}
 	card := vpcd.New(vpcd.DefaultAddr)
-	closeAll := func() { card.Close(); cancel(); dev.Close() }
-	return vpcdReader{Dev: dev, card: card}, "the real PC/SC stack (pcscd, the vpcd virtual reader " + fmt.Sprintf("%q", dev.Status().Reader) + ", a virtual card)", closeAll
+	closeAll := func() { card.Close(); dev.Close() }
+	return vpcdReader{Reader: dev, card: card}, "the real PC/SC stack (pcscd, the vpcd virtual reader " + fmt.Sprintf("%q", st.Reader) + ", a virtual card)", closeAll
 }
 
 type demo struct {
@@ -153,9 +147,7 @@ func demoRun(ctx context.Context, e *env, interactive, verbose bool) error {
 		return err
 	}
 	defer cam.Close()
-	var wg sync.WaitGroup
-	defer wg.Wait()
-	reader, readerDesc, closeReader := openDemoReader(ctx, ks, scope, &wg)
+	reader, readerDesc, closeReader := openDemoReader(ctx, ks, scope)
 	defer closeReader()
 	d := &demo{e: e, out: &bridgetest.Transcript{W: e.Stdout}, reader: reader,
 		buttons: buttontest.NewSource(&button.Options{Debounce: -1}), texts: make(chan string)}

@@ -13,6 +13,7 @@ import (
 	"github.com/agentcall/acbridge/keystore"
 	"github.com/agentcall/acbridge/nfc"
 	"github.com/agentcall/acbridge/protocol"
+	"github.com/agentcall/acbridge/station"
 )
 
 func init() {
@@ -77,25 +78,23 @@ func runScan(ctx context.Context, e *env, args []string) int {
 	if *verbose {
 		logger = slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	}
-	dev, err := nfc.Open(ctx, &nfc.Options{
+	dev, err := station.StartReader(ctx, &nfc.Options{
 		Reader: *reader, Aliaser: store, Scope: scope, Logger: logger,
 		Debounce: 300 * time.Millisecond,
 		OnState:  func(s nfc.Status) { printScanStatus(stderr, s) },
-	})
+	}, logger)
 	if err != nil {
 		fmt.Fprintf(stderr, "acbridge scan: %v\n", err)
 		return 1
 	}
-	runDone := make(chan struct{})
-	go func() { defer close(runDone); dev.Run(ctx) }()
-	defer func() { dev.Close(); <-runDone }()
+	defer dev.Close()
 
 	return scanTags(ctx, dev, &scanPrinter{out: stdout, errw: stderr, json: *asJSON}, *window, *once)
 }
 
 // scanTags arms the reader for one window after another and prints each
 // identified tag; with once, it returns after the first tag or window.
-func scanTags(ctx context.Context, dev *nfc.Dev, p *scanPrinter, window time.Duration, once bool) int {
+func scanTags(ctx context.Context, dev *station.Reader, p *scanPrinter, window time.Duration, once bool) int {
 	stderr := p.errw
 	// A tag pulled away mid-read leaves the window open: say so and wait
 	// for it to come back, as the daemon does.
