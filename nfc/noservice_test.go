@@ -34,7 +34,7 @@ func noServiceChild(t *testing.T) {
 		t.Fatalf("ListReaders without pcscd: %v", err)
 	}
 	states := make(chan nfc.Status, 16)
-	dev, err := nfc.Open(context.Background(), &nfc.Options{
+	dev, err := nfc.New(context.Background(), &nfc.Options{
 		Aliaser: stubAliaser{}, Scope: scope, Debounce: -1,
 		MinBackoff: 10 * time.Millisecond, MaxBackoff: 50 * time.Millisecond,
 		OnState: func(s nfc.Status) { states <- s },

@@ -17,7 +17,7 @@ func TestWaitReader(t *testing.T) {
 		reader string
 		want   nfc.State
 	}{{vpcdtest.Reader, nfc.StateReady}, {"ACS ACR122U PICC Interface 00 00", nfc.StateNoReader}} {
-		dev, err := nfc.Open(context.Background(), &nfc.Options{Reader: tc.reader, Aliaser: stubAliaser{}, Scope: scope})
+		dev, err := nfc.New(context.Background(), &nfc.Options{Reader: tc.reader, Aliaser: stubAliaser{}, Scope: scope})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -21,7 +21,7 @@ func StartReader(ctx context.Context, o *nfc.Options, log *slog.Logger) (*Reader
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	dev, err := nfc.Open(ctx, o)
+	dev, err := nfc.New(ctx, o)
 	if err != nil {
 		return nil, err
 	}
