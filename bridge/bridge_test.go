@@ -4,6 +4,7 @@ import (
 	"context"
 	"net"
 	"net/http"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -19,6 +20,7 @@ import (
 	"github.com/agentcall/acbridge/camera"
 	"github.com/agentcall/acbridge/client"
 	"github.com/agentcall/acbridge/nfc/nfctest"
+	"github.com/agentcall/acbridge/notice"
 	"github.com/agentcall/acbridge/protocol"
 	"github.com/agentcall/acbridge/station"
 	"go.uber.org/goleak"
@@ -39,6 +41,21 @@ func waitFor(t *testing.T, tr *bridgetest.Transcript, sub string, n int) {
 	if err := tr.Wait(ctx, sub, n); err != nil {
 		t.Fatalf("timed out waiting for %d× %q in:\n%s", n, sub, tr.String())
 	}
+}
+
+// armedFor matches the notice of control's collection or turn starting.
+func armedFor(control string) func(notice.Notice) bool {
+	return func(n notice.Notice) bool { return n.Kind == notice.Armed && n.Control == control }
+}
+
+// sentFrom matches the notice of control's observation or turn leaving.
+func sentFrom(control string) func(notice.Notice) bool {
+	return func(n notice.Notice) bool { return n.Kind == notice.Sent && n.Control == control }
+}
+
+// connectedWith matches a session offering exactly these modalities.
+func connectedWith(ms ...protocol.Modality) func(notice.Notice) bool {
+	return func(n notice.Notice) bool { return n.Kind == notice.Connected && slices.Equal(n.Modalities, ms) }
 }
 
 // waitRuns waits until the agent has finished n runs.
@@ -153,7 +170,7 @@ func newRig(t *testing.T, setup ...func(*rig)) *rig {
 	go func() { r.done <- b.Run(ctx) }()
 	t.Cleanup(r.stop)
 	if !r.noWait {
-		waitFor(t, r.out, "[connected to", 1)
+		waitNotice(t, r.out, "connected", kind(notice.Connected), 1)
 	}
 	return r
 }
@@ -202,7 +219,7 @@ func (r *rig) checkNoCanary() {
 func TestScanTeachConfirmRescan(t *testing.T) {
 	r := newRig(t)
 	r.press(button.Scan)
-	waitFor(t, r.out, "[reader armed", 1)
+	waitNotice(t, r.out, "the reader armed", armedFor(button.Scan), 1)
 	r.reader.Tap(canaryUID)
 	waitFor(t, r.out, "agent: Unknown object; no association stored.", 1)
 	r.reader.Remove()
@@ -214,7 +231,7 @@ func TestScanTeachConfirmRescan(t *testing.T) {
 	waitFor(t, r.out, "agent: Confirmed Workshop router for this session.", 1)
 	waitRuns(t, r.out, 3)
 	r.press(button.Scan)
-	waitFor(t, r.out, "[reader armed", 2)
+	waitNotice(t, r.out, "the reader armed", armedFor(button.Scan), 2)
 	r.reader.Tap(canaryUID)
 	waitFor(t, r.out, "agent: This is Workshop router.", 1)
 	if !strings.Contains(r.log.String(), "audit=observation.sent") || !strings.Contains(r.log.String(), "objectRef=urn:agentcall:object:") {
@@ -226,11 +243,11 @@ func TestScanTeachConfirmRescan(t *testing.T) {
 func TestAgentRequestAnsweredOnlyByMatchingPress(t *testing.T) {
 	r := newRig(t)
 	r.say("scan an object")
-	waitFor(t, r.out, "agent asks:", 1)
+	waitNotice(t, r.out, "the agent's request", kind(notice.Prompt), 1)
 	r.press(button.Photo)
 	waitFor(t, r.out, "[the agent asked for a tag scan: press SCAN]", 1)
 	r.press(button.Scan)
-	waitFor(t, r.out, "[reader armed", 1)
+	waitNotice(t, r.out, "the reader armed", armedFor(button.Scan), 1)
 	r.reader.Tap(canaryUID)
 	waitFor(t, r.out, "agent: Received the user-collected observation.", 1)
 	if !strings.Contains(r.log.String(), "interactionId=turn-1-nfc") {
@@ -238,9 +255,9 @@ func TestAgentRequestAnsweredOnlyByMatchingPress(t *testing.T) {
 	}
 	waitRuns(t, r.out, 1)
 	r.say("take a photo")
-	waitFor(t, r.out, "agent asks:", 2)
+	waitNotice(t, r.out, "the agent's request", kind(notice.Prompt), 2)
 	r.press(button.Photo)
-	waitFor(t, r.out, "[photo sent]", 1)
+	waitNotice(t, r.out, "the photo sent", sentFrom(button.Photo), 1)
 	waitFor(t, r.out, "agent: Received the user-collected observation.", 2)
 	if !strings.Contains(r.log.String(), "sha256=") || !strings.Contains(r.log.String(), "byteCount=") {
 		t.Errorf("no photo audit line:\n%s", r.log.String())
@@ -251,12 +268,12 @@ func TestAgentRequestAnsweredOnlyByMatchingPress(t *testing.T) {
 func TestReconnectsAfterAgentRestart(t *testing.T) {
 	r := newRig(t)
 	r.stopAgent()
-	waitFor(t, r.out, "[not connected", 1)
+	waitNotice(t, r.out, "disconnected", kind(notice.Disconnected), 1)
 	r.serve(r.addr)
-	waitFor(t, r.out, "[connected to", 2)
+	waitNotice(t, r.out, "connected", kind(notice.Connected), 2)
 	// Session-local state is gone: a fresh session with a working scan.
 	r.press(button.Scan)
-	waitFor(t, r.out, "[reader armed", 1)
+	waitNotice(t, r.out, "the reader armed", armedFor(button.Scan), 1)
 	r.reader.Tap(canaryUID)
 	waitFor(t, r.out, "agent: Unknown object; no association stored.", 1)
 }
@@ -264,13 +281,13 @@ func TestReconnectsAfterAgentRestart(t *testing.T) {
 func TestModalitiesFollowTheHardware(t *testing.T) {
 	r := newRig(t)
 	r.reader.Unplug()
-	waitFor(t, r.out, "you can use: photo]", 1)
+	waitNotice(t, r.out, "connected with photo", connectedWith(protocol.Photo), 1)
 	r.press(button.Scan)
 	waitFor(t, r.out, "[tag scan is not available in this session]", 1)
 	r.reader.Plug()
-	waitFor(t, r.out, "you can use: tag scan, photo]", 2)
+	waitNotice(t, r.out, "connected with nfc and photo", connectedWith(protocol.NFC, protocol.Photo), 2)
 	r.press(button.Scan)
-	waitFor(t, r.out, "[reader armed", 1)
+	waitNotice(t, r.out, "the reader armed", armedFor(button.Scan), 1)
 }
 
 // Push-to-talk with an agent that owns voice over WebRTC: the held talk
@@ -291,10 +308,10 @@ func TestPushToTalkOverWebRTC(t *testing.T) {
 		t.Errorf("the talk hint came before the connected notice:\n%s", out)
 	}
 	r.buttons.Press(button.Talk)
-	waitFor(t, r.out, "[listening", 1)
+	waitNotice(t, r.out, "listening", armedFor(button.Talk), 1)
 	time.Sleep(time.Second)
 	r.buttons.Release(button.Talk)
-	waitFor(t, r.out, "[spoken]", 1)
+	waitNotice(t, r.out, "the turn spoken", sentFrom(button.Talk), 1)
 	waitFor(t, r.out, "agent: Heard ", 1)
 	select {
 	case a := <-heard:
