@@ -34,6 +34,12 @@ type Frame struct {
 	Device     string // label of the device used
 	Discarded  int    // frames dropped while exposure settled
 	Settled    bool   // false when a budget ended the wait first
+	// Orientation is how Image, as the sensor delivered it, must be turned
+	// for display (EXIF values 1..8, from Config.Rotation and Mirror). The
+	// camera does not turn the picture itself: jpeg.Options.Orientation
+	// does, after downscaling, where it costs a fraction.
+	Orientation int
+	MeanLuma    float64 // of Image, in 8-bit luma levels
 }
 
 // Errors. Their messages state the fix for the operator.
@@ -100,7 +106,8 @@ type Config struct {
 	// device offers within 1920x1080.
 	Width, Height int
 	// Rotation clockwise in degrees: 0, 90, 180 or 270. Mirror flips left
-	// and right before rotating (kiosk mounts, mirror-view cameras).
+	// and right before rotating (kiosk mounts, mirror-view cameras). Both
+	// are reported as Frame.Orientation, not applied.
 	Rotation int
 	Mirror   bool
 	Settle   Settle
@@ -233,11 +240,13 @@ func (d *Device) capture(ctx context.Context) (*Frame, error) {
 	}
 	d.log.Info("photo captured", "device", label, "discarded", discarded, "settled", settled)
 	return &Frame{
-		Image:      transform(img, d.cfg.Rotation, d.cfg.Mirror),
-		CapturedAt: d.now(),
-		Device:     label,
-		Discarded:  discarded,
-		Settled:    settled,
+		Image:       img,
+		CapturedAt:  d.now(),
+		Device:      label,
+		Discarded:   discarded,
+		Settled:     settled,
+		Orientation: Orientation(d.cfg.Rotation, d.cfg.Mirror),
+		MeanLuma:    meanLuma(img),
 	}, nil
 }
 

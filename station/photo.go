@@ -41,20 +41,30 @@ func PhotoOf(cam camera.Camera) *Photo {
 	return &Photo{cam: cam, present: func() bool { return true }}
 }
 
+// Capture captures one frame. Encode it next: the frame is the sensor's
+// picture, not yet turned as the camera is mounted.
+func (p *Photo) Capture(ctx context.Context) (*camera.Frame, error) { return p.cam.Capture(ctx) }
+
+// Encode encodes f, turned as the camera is mounted (once, after
+// downscaling), and drops f's picture.
+func (p *Photo) Encode(f *camera.Frame) (*jpeg.Result, error) {
+	res, err := jpeg.Encode(f.Image, &jpeg.Options{Orientation: f.Orientation})
+	f.Image = nil
+	return res, err
+}
+
 // Take captures one frame and encodes it, returning the encoder's result
-// and the capture's facts (the frame's image is dropped).
+// and the capture's facts (the frame's picture dropped).
 func (p *Photo) Take(ctx context.Context) (*jpeg.Result, *camera.Frame, error) {
-	f, err := p.cam.Capture(ctx)
+	f, err := p.Capture(ctx)
 	if err != nil {
 		return nil, nil, err
 	}
-	res, err := jpeg.Encode(f.Image, nil)
-	facts := *f
-	facts.Image = nil
+	res, err := p.Encode(f)
 	if err != nil {
 		return nil, nil, err
 	}
-	return res, &facts, nil
+	return res, f, nil
 }
 
 // Photo captures one frame and encodes it into an observation image.
