@@ -86,3 +86,10 @@ test-cross: deb
 .PHONY: interop
 interop: build
 	interop/run.sh $(BIN)
+
+# A signed apt repository of the packages in dist/ and the apt-source package
+# that makes kiosks trust it (docs/fleet.md): REPO_KEY names the signing key
+# in the operator's gpg keyring, REPO_URL where kiosks fetch it from.
+.PHONY: repo
+repo: deb
+	scripts/repo.sh

@@ -12,6 +12,8 @@ import (
 	"github.com/agentcall/acbridge/button"
 	"github.com/agentcall/acbridge/config"
 	"github.com/agentcall/acbridge/nfc"
+
+	"github.com/pion/mediadevices/pkg/driver"
 )
 
 // Result is the outcome of one step.
@@ -153,6 +155,8 @@ type Options struct {
 	// Speaker replaces the configured speaker (SpeakerName names it).
 	Speaker     audio.Sink
 	SpeakerName string
+	// MicDriver replaces the configured microphone (the simulated room's).
+	MicDriver driver.Driver
 	// Simulation describes the simulated kiosk, "" on real hardware.
 	Simulation string
 

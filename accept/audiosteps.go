@@ -38,6 +38,7 @@ func (r *runner) audioSteps() []*step {
 			title:       "optional: echo from the speaker into the microphone is estimated",
 			instruction: "Optional loopback: the speaker plays a tone while the microphone records, to estimate echo. Keep the room quiet.",
 			run:         r.audioEcho},
+		r.openMicStep(),
 	}
 }
 
@@ -161,14 +162,23 @@ func (r *runner) audioSpeaker(ctx context.Context, t *T) error {
 	return nil
 }
 
-func (r *runner) audioEcho(ctx context.Context, t *T) error {
+// micAndSpeaker opens both for a step that needs both.
+func (r *runner) micAndSpeaker(t *T) (*audio.Mic, audio.Sink, error) {
 	mic, err := r.rig.openMic()
 	if err != nil {
-		return t.needs(err, "audio.microphone", "no microphone")
+		return nil, nil, t.needs(err, "audio.microphone", "no microphone")
 	}
 	sink, err := r.rig.openSpeaker()
 	if err != nil {
-		return t.needs(err, "audio.speaker", "no speaker")
+		return nil, nil, t.needs(err, "audio.speaker", "no speaker")
+	}
+	return mic, sink, nil
+}
+
+func (r *runner) audioEcho(ctx context.Context, t *T) error {
+	mic, sink, err := r.micAndSpeaker(t)
+	if err != nil {
+		return err
 	}
 	yes, err := t.ask(ctx, Prompt{Action: ActEcho, Optional: true, Text: "Run the optional echo measurement now?"})
 	if err != nil || !yes {
@@ -178,19 +188,7 @@ func (r *runner) audioEcho(ctx context.Context, t *T) error {
 	if err != nil {
 		return err
 	}
-	played := make(chan error, 1)
-	pctx, stop := context.WithCancel(ctx)
-	defer stop()
-	started := false
-	rec, err := record(ctx, mic, echoBaseline+r.o.Tone+echoTail, func() {
-		started = true
-		go func() { played <- play(pctx, sink, pcm) }()
-	})
-	if started {
-		if perr := <-played; perr != nil && err == nil {
-			err = fmt.Errorf("playing the tone: %w", perr)
-		}
-	}
+	rec, err := recordPlaying(ctx, mic, sink, pcm)
 	if err != nil {
 		return failErr(err, "")
 	}

@@ -49,6 +49,9 @@ type SimOptions struct {
 	// DeclineEcho makes the simulated technician decline the optional
 	// echo measurement.
 	DeclineEcho bool
+	// EchoDelay is how late the speaker's sound reaches the microphone in
+	// the simulated room; default 40 ms.
+	EchoDelay time.Duration
 	// Dir holds the keystore, the configuration and the button FIFO;
 	// default a temporary directory removed by Close.
 	Dir string
@@ -58,6 +61,13 @@ type SimOptions struct {
 	// only from the calls Run makes, so it may be Options.Out.
 	Out io.Writer
 }
+
+// The simulated room: how far and how loud the speaker is from the
+// microphone.
+const (
+	simEchoDelay = 40 * time.Millisecond
+	simEchoLoss  = 10.0 // dB
+)
 
 // Simulated controls and the keys the FIFO keypad sends for them.
 var simKeys = []struct {
@@ -88,7 +98,8 @@ type Sim struct {
 	inproc *nfctest.Reader // in-process mode
 	fifo   string
 	fifoW  *os.File
-	rec    *audiotest.Recorder
+	room   *audiotest.Room
+	talk   time.Duration // how long the technician speaks when asked
 	tech   *simTech
 
 	wg     sync.WaitGroup // the technician's actions
@@ -174,8 +185,12 @@ func NewSim(ctx context.Context, o *SimOptions) (_ *Sim, err error) {
 	default:
 		return nil, fmt.Errorf("accept: simulation: unknown reader %q (want %q, %q or empty)", mode, SimVPCD, SimInProcess)
 	}
-	s.Description += "; the test camera, the test microphone, a recording speaker, evdev buttons through a FIFO, the reference agent at " + s.url
-	s.rec = audiotest.NewRecorder()
+	delay := s.o.EchoDelay
+	if delay <= 0 {
+		delay = simEchoDelay
+	}
+	s.Description += fmt.Sprintf("; the test camera, a simulated room (the speaker %v and %g dB from the microphone, 200 ms reverberation), evdev buttons through a FIFO, the reference agent at %s", delay, simEchoLoss, s.url)
+	s.room = audiotest.NewRoom(audio.NewEchoPath(delay, simEchoLoss, 200*time.Millisecond, 100*time.Millisecond, 18))
 	s.tech = &simTech{s: s, acted: map[string]time.Time{}}
 	if err := s.writeConfig(ksPath, readerName); err != nil {
 		return nil, err
@@ -321,7 +336,12 @@ func (s *Sim) Apply(o *Options) {
 	o.Technician = s.tech
 	o.Simulation = s.Description
 	o.OpenButtons = s.openButtons
-	o.Speaker, o.SpeakerName = s.rec, "simulated speaker (recording)"
+	o.Speaker, o.SpeakerName = s.room, "simulated room's speaker"
+	o.MicDriver = s.room.Mic()
+	s.talk = o.Recording
+	if s.talk <= 0 {
+		s.talk = DefaultRecording
+	}
 	if s.inproc != nil {
 		o.Reader, o.ReaderName = s.inproc, "acbridge virtual reader (in-process)"
 	}

@@ -54,7 +54,8 @@ func (m *simTech) Do(ctx context.Context, p Prompt) <-chan struct{} {
 	case ActAim:
 		m.say("shows an object to the camera")
 	case ActSpeak:
-		m.say("speaks; the test microphone plays its %g Hz tone", audio.TestToneHz)
+		m.say("speaks (a generated voice) into the simulated room")
+		m.s.room.Talk(audio.SpeechLike(m.s.talk, 180, 21))
 	}
 	m.s.wg.Add(1)
 	go func() {
@@ -193,7 +194,7 @@ func (m *simTech) Ask(_ context.Context, p Prompt) (bool, error) {
 // listen checks what the speaker got since the last time: the tone at its
 // pitch and at an audible level.
 func (m *simTech) listen() (bool, string) {
-	all := m.s.rec.Samples()
+	all := m.s.room.Samples()
 	m.mu.Lock()
 	from := min(m.heardFrom, len(all))
 	m.heardFrom = len(all)

@@ -337,3 +337,16 @@ func (a *Agent) baseURL(r *http.Request) string {
 	}
 	return (&url.URL{Scheme: scheme, Host: r.Host}).String()
 }
+
+// admit answers 401 to a request without the agent's bearer token and
+// reports whether it may go on. Neither the header nor the token is
+// logged: only that it failed.
+func (a *Agent) admit(w http.ResponseWriter, r *http.Request) bool {
+	if a.authorized(r) {
+		return true
+	}
+	a.log.Info("agent: unauthorized AG-UI request", "remote", r.RemoteAddr)
+	w.Header().Set("WWW-Authenticate", `Bearer realm="agentcall-agui"`)
+	http.Error(w, "a bearer token is required: send Authorization: Bearer TOKEN", http.StatusUnauthorized)
+	return false
+}

@@ -39,8 +39,8 @@ var errInternal = &protocol.Error{Code: "internal", Message: "the agent hit an i
 // goes through protocol.Session.Client before anything else looks at it, so
 // a rejected message changes nothing; every envelope goes through
 // protocol.Session.Server before it is returned, so the agent cannot emit
-// an invalid sequence. A transport adapter (WebSocket now, a WebRTC data
-// channel later) only moves frames. Not safe for concurrent use: one
+// an invalid sequence. A transport adapter (the WebSocket or the WebRTC
+// data channel, see sessionConn) only moves frames. Not safe for concurrent use: one
 // adapter goroutine owns it.
 type conversation struct {
 	sess *protocol.Session

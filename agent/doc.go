@@ -100,4 +100,13 @@
 // sequence 1. A frame that breaks a transport rule (over 131,072 bytes,
 // binary, not UTF-8) gets a failure and a close with the status
 // wsframe.CloseStatus names (1009, 1003, 1007).
+//
+// # Transports and cgo
+//
+// Both transports drive the same conversation through one loop
+// (converse) and one way out (deliver), behind sessionConn. Unlike
+// package client, this package needs cgo: the reference agent encodes its
+// reply voice and decodes the client's turns with libopus (package audio).
+// The agent checker does not import it (package conformance only in
+// tests), so cmd/acbridge-check still builds with CGO_ENABLED=0.
 package agent

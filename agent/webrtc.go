@@ -140,10 +140,7 @@ func (a *Agent) serveSDP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "POST an SDP offer (Content-Type: application/sdp) to open an agentcall-webrtc-0.1 session", http.StatusMethodNotAllowed)
 		return
 	}
-	if !a.authorized(r) {
-		a.log.Info("agent: unauthorized AG-UI request", "remote", r.RemoteAddr)
-		w.Header().Set("WWW-Authenticate", `Bearer realm="agentcall-agui"`)
-		http.Error(w, "a bearer token is required: send Authorization: Bearer TOKEN", http.StatusUnauthorized)
+	if !a.admit(w, r) {
 		return
 	}
 	if mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); mt != SDPMediaType {

@@ -32,7 +32,8 @@ type rtcItem struct {
 type rtcSession struct {
 	a     *Agent
 	log   *slog.Logger
-	pc    *webrtc.PeerConnection
+	peer  *rtcpeer.Peer          // the connection's lifecycle, shared with the client's side
+	pc    *webrtc.PeerConnection // peer.PC
 	track *webrtc.TrackLocalStaticSample
 	audio *turnAudio
 
@@ -42,29 +43,32 @@ type rtcSession struct {
 	items   chan rtcItem  // from the channel reader
 	opened  chan struct{} // closed when the channel is accepted and detached
 	replies chan uint64   // a reply finished playing (its generation)
-	life    *rtcpeer.Life // why the session ended; the goroutines teardown waits for
+	life    *rtcpeer.Life // peer.Life: why the session ended; the goroutines teardown waits for
 
 	// Owned by run's goroutine.
+	conv      *conversation
 	replyGen  uint64
 	replyStop chan struct{} // closes to stop the reply playing, nil if none
 
 	mu       sync.Mutex
-	ch       *rtcpeer.Channel // the accepted channel, detached
-	channels int              // data channels the client opened
-	tracks   int              // tracks the client sent
+	channels int // data channels the client opened
+	tracks   int // tracks the client sent
 
 	teardownOnce sync.Once
 }
 
 func (a *Agent) newRTCSession(api *webrtc.API, sid, remote string) (*rtcSession, error) {
-	pc, err := api.NewPeerConnection(webrtc.Configuration{})
+	log := a.log.With("remote", remote, "transport", protocol.TransportWebRTC)
+	peer, err := rtcpeer.NewPeer(api, webrtc.Configuration{}, "agent", log, func(what string) error {
+		return fmt.Errorf("agent: %s", what)
+	})
 	if err != nil {
 		return nil, err
 	}
-	log := a.log.With("remote", remote, "transport", protocol.TransportWebRTC)
+	pc := peer.PC
 	s := &rtcSession{
-		a: a, log: log, pc: pc,
-		items: make(chan rtcItem), opened: make(chan struct{}), replies: make(chan uint64), life: rtcpeer.NewLife(),
+		a: a, log: log, peer: peer, pc: pc,
+		items: make(chan rtcItem), opened: make(chan struct{}), replies: make(chan uint64), life: peer.Life,
 	}
 	s.ctx, s.cancel = context.WithCancel(a.ctx)
 	if s.audio, err = newTurnAudio(log); err != nil {
@@ -76,19 +80,6 @@ func (a *Agent) newRTCSession(api *webrtc.API, sid, remote string) (*rtcSession,
 		return nil, err
 	}
 	log.Info("agent: WebRTC offer accepted", "session", sid)
-	pc.OnICEConnectionStateChange(func(st webrtc.ICEConnectionState) {
-		log.Debug("agent: ICE state", "state", st.String())
-		switch st {
-		case webrtc.ICEConnectionStateDisconnected, webrtc.ICEConnectionStateFailed, webrtc.ICEConnectionStateClosed:
-			s.end(fmt.Errorf("agent: ICE %s", st))
-		}
-	})
-	pc.OnConnectionStateChange(func(st webrtc.PeerConnectionState) {
-		switch st {
-		case webrtc.PeerConnectionStateFailed, webrtc.PeerConnectionStateClosed:
-			s.end(fmt.Errorf("agent: peer connection %s", st))
-		}
-	})
 	pc.OnDataChannel(s.onDataChannel)
 	pc.OnTrack(s.onTrack)
 	return s, nil
@@ -116,9 +107,7 @@ func (s *rtcSession) onDataChannel(dc *webrtc.DataChannel) {
 			s.end(fmt.Errorf("agent: data channel: %w", err))
 			return
 		}
-		s.mu.Lock()
-		s.ch = ch
-		s.mu.Unlock()
+		s.peer.SetChannel(ch)
 		if s.goOwned(func() { s.readFrames(ch) }) {
 			close(s.opened)
 		}
@@ -184,6 +173,7 @@ func (s *rtcSession) run() {
 	defer s.a.release()
 	start := s.a.now()
 	conv := newConversation(s.a.cfg, s.log)
+	s.conv = conv
 	frames := 0
 	defer func() {
 		s.stopReply()
@@ -205,39 +195,39 @@ func (s *rtcSession) run() {
 	case <-s.ctx.Done():
 		return
 	}
-	idle := time.NewTimer(s.a.idle)
-	defer idle.Stop()
+	frames = s.a.converse(s.log, s, conv, func(frame []byte) reply { return s.receive(conv, frame) })
+}
+
+// recv waits for the client's next frame; meanwhile it completes the run
+// of a reply voice that finished playing. When the connection is lost it
+// runs what the client sent before (lastFrames) and reports the end.
+func (s *rtcSession) recv() ([]byte, error) {
 	for {
 		select {
 		case it := <-s.items:
-			if it.err != nil {
-				if isProtocolError(it.err) {
-					s.deliver(conv.reject(it.err))
-				}
-				return
-			}
-			frames++
-			idle.Reset(s.a.idle)
-			if !s.deliver(s.receive(conv, it.frame)) {
-				return
-			}
+			return it.frame, it.err
 		case gen := <-s.replies:
-			if gen == s.replyGen && conv.sess.RunActive() {
+			if gen == s.replyGen && s.conv.sess.RunActive() {
 				s.replyStop = nil
-				conv.complete()
-				if !s.deliver(conv.flush()) {
-					return
+				s.conv.complete()
+				if !deliver(s.log, s, s.conv.flush()) {
+					return nil, errSessionOver
 				}
 			}
-		case <-idle.C:
-			s.log.Info("agent: client idle; closing")
-			return
 		case <-s.life.Ended():
-			s.lastFrames(conv)
-			return
+			if !errors.Is(s.err(), errSessionOver) {
+				s.lastFrames(s.conv)
+			}
+			return nil, s.err()
 		case <-s.ctx.Done():
-			return
+			return nil, s.ctx.Err()
 		}
+	}
+}
+
+func (s *rtcSession) idleOut() {
+	if s.life.End(errIdle) {
+		s.log.Info("agent: client idle; closing")
 	}
 }
 
@@ -315,35 +305,9 @@ func merge(r, more reply) reply {
 	return r
 }
 
-// deliver sends r's envelopes and reports whether the session goes on.
-// teardown delivers what was sent before it closes: a data channel has no
-// close status, so the failure envelope is the client's only explanation.
-func (s *rtcSession) deliver(r reply) bool {
-	for i := range r.envelopes {
-		frame, err := protocol.MarshalEnvelope(&r.envelopes[i])
-		if err == nil {
-			err = s.write(frame)
-		}
-		if err != nil {
-			s.log.Info("agent: send failed; closing", "err", err)
-			return false
-		}
-	}
-	if r.closeErr != nil || r.ended {
-		if codes := protocol.Codes(r.closeErr); len(codes) > 0 {
-			s.log.Info("agent: closing after a rule violation", "code", codes[0])
-		}
-		return false
-	}
-	return true
-}
-
 func (s *rtcSession) write(frame []byte) error {
-	s.mu.Lock()
-	ch := s.ch
-	s.mu.Unlock()
-	if err := ch.Write(frame); err != nil {
-		return fmt.Errorf("agent: data channel: %w", err)
+	if err := s.peer.Write(frame); err != nil {
+		return fmt.Errorf("agent: %w", err)
 	}
 	return nil
 }
@@ -367,12 +331,7 @@ func (s *rtcSession) teardown() {
 	s.teardownOnce.Do(func() {
 		s.end(errSessionOver)
 		s.cancel()
-		s.mu.Lock()
-		ch := s.ch
-		s.mu.Unlock()
-		if err := rtcpeer.Close(s.pc, ch, errors.Is(s.err(), errSessionOver), min(s.a.write, rtcpeer.CloseTimeout)); err != nil {
-			s.log.Info("agent: the WebRTC connection did not close cleanly", "err", err)
-		}
+		s.peer.Shutdown(s.peer.Channel(), errors.Is(s.err(), errSessionOver), min(s.a.write, rtcpeer.CloseTimeout))
 		s.life.Stop()
 	})
 }

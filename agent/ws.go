@@ -3,7 +3,6 @@ package agent
 import (
 	"context"
 	"errors"
-	"log/slog"
 	"net/http"
 	"time"
 
@@ -12,19 +11,12 @@ import (
 	"github.com/coder/websocket"
 )
 
-// errIdle is the cancel cause of a connection that stayed silent too long.
-var errIdle = errors.New("agent: client idle")
-
 // serveAGUI is the WebSocket adapter: it authenticates the upgrade, then
 // moves frames between the socket and a conversation. It holds no protocol
-// logic of its own, so a WebRTC data channel can drive the same
-// conversation later.
+// logic of its own: the WebRTC data channel (webrtc_session.go) drives the
+// same conversation, and both send through deliver.
 func (a *Agent) serveAGUI(w http.ResponseWriter, r *http.Request) {
-	if !a.authorized(r) {
-		// Log neither the header nor the token: only that it failed.
-		a.log.Info("agent: unauthorized AG-UI request", "remote", r.RemoteAddr)
-		w.Header().Set("WWW-Authenticate", `Bearer realm="agentcall-agui"`)
-		http.Error(w, "a bearer token is required: send Authorization: Bearer TOKEN", http.StatusUnauthorized)
+	if !a.admit(w, r) {
 		return
 	}
 	if err := a.acquire(); err != nil {
@@ -57,7 +49,6 @@ func (a *Agent) serveConn(conn *websocket.Conn, remote string) {
 	start := a.now()
 	log := a.log.With("remote", remote)
 	ctx, cancel := context.WithCancelCause(a.ctx)
-	idle := time.AfterFunc(a.idle, func() { cancel(errIdle) })
 	closed := make(chan struct{})
 	stopCloser := context.AfterFunc(ctx, func() {
 		defer close(closed)
@@ -70,7 +61,6 @@ func (a *Agent) serveConn(conn *websocket.Conn, remote string) {
 	conv := newConversation(a.cfg, log)
 	frames := 0
 	defer func() {
-		idle.Stop()
 		if !stopCloser() {
 			<-closed
 		}
@@ -79,47 +69,5 @@ func (a *Agent) serveConn(conn *websocket.Conn, remote string) {
 		conv.close()
 		log.Info("agent: connection closed", "frames", frames, "duration", a.now().Sub(start).Round(time.Millisecond))
 	}()
-	for {
-		frame, err := wsframe.Read(context.Background(), conn)
-		if err != nil {
-			if !isProtocolError(err) {
-				// The peer went away, or Close/idle closed the socket.
-				return
-			}
-			a.finish(log, conn, conv.reject(err))
-			return
-		}
-		frames++
-		idle.Reset(a.idle)
-		if !a.finish(log, conn, conv.receive(frame)) {
-			return
-		}
-	}
-}
-
-// finish sends a reply and closes the connection when it says so; it
-// reports whether the session goes on.
-func (a *Agent) finish(log *slog.Logger, conn *websocket.Conn, r reply) bool {
-	for i := range r.envelopes {
-		frame, err := protocol.MarshalEnvelope(&r.envelopes[i])
-		if err == nil {
-			ctx, cancel := context.WithTimeout(context.Background(), a.write)
-			err = wsframe.Write(ctx, conn, frame)
-			cancel()
-		}
-		if err != nil {
-			log.Info("agent: send failed; closing", "err", err)
-			_ = conn.Close(websocket.StatusInternalError, "send failed")
-			return false
-		}
-	}
-	switch {
-	case r.closeErr != nil:
-		_ = wsframe.Close(conn, r.closeErr)
-		return false
-	case r.ended:
-		_ = conn.Close(websocket.StatusNormalClosure, "session ended")
-		return false
-	}
-	return true
+	frames = a.converse(log, wsConn{conn: conn, a: a, close: cancel}, conv, conv.receive)
 }

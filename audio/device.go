@@ -11,12 +11,6 @@ import (
 	// Registers mediadevices' test microphone under the label TestDevice.
 	// It is never chosen by default, only by name (tests, the demo).
 	_ "github.com/pion/mediadevices/pkg/driver/audiotest"
-	// Registers the host's capture devices (ALSA, PulseAudio or JACK
-	// through miniaudio). It enumerates them once at program start.
-	_ "github.com/pion/mediadevices/pkg/driver/microphone"
-
-	// Silences alsa-lib's own error output before any device is listed.
-	_ "github.com/agentcall/acbridge/audio/internal/alsaquiet"
 )
 
 // TestDevice names mediadevices' audiotest microphone: a 480 Hz sine at
@@ -58,10 +52,12 @@ type candidate struct {
 }
 
 func candidates() []candidate {
-	drivers := driver.GetManager().Query(driver.FilterAnd(
+	// The host's devices are listed on each call (see hostDrivers); the
+	// manager holds only the test microphone.
+	drivers := append(hostDrivers(), driver.GetManager().Query(driver.FilterAnd(
 		driver.FilterDeviceType(driver.Microphone),
 		driver.FilterAudioRecorder(),
-	))
+	))...)
 	cs := make([]candidate, 0, len(drivers))
 	for _, d := range drivers {
 		cs = append(cs, describe(d))

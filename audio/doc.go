@@ -6,10 +6,10 @@
 //
 // Directions:
 //
-//   - Mic captures the microphone through github.com/pion/mediadevices
-//     (the malgo/miniaudio driver for host devices, its audiotest driver
-//     under the name TestDevice) and encodes it with mediadevices' Opus
-//     codec (RFC 6716) into 20 ms packets, read with Mic.ReadPacket and
+//   - Mic captures the microphone (host devices through miniaudio
+//     (github.com/gen2brain/malgo), mediadevices' audiotest driver under
+//     the name TestDevice) and encodes it with mediadevices' Opus codec
+//     (RFC 6716) into 20 ms packets, read with Mic.ReadPacket and
 //     written by the transport with track.WriteSample. The device is open
 //     only between Start and Stop, so the microphone (and its LED) is off
 //     between explicit turns and between engagements (DESIGN.md,
@@ -22,10 +22,27 @@
 //     (Microsoft "Multimedia Programming Interface and Data Specifications
 //     1.0", 1991), and audiotest.Recorder keeps it in memory for tests.
 //
+// In a room the microphone also hears the speaker. Processor cancels
+// that echo before encoding (libspeexdsp's MDF canceller and
+// preprocessor through a small cgo binding, speexdsp.go), with what the
+// Speaker hands its device as the reference and the delay between the
+// two measured by GCC-PHAT cross-correlation (delay.go); it also
+// suppresses noise and applies a fixed gain. Volume sets the Speaker's
+// level and ducks it while push-to-talk is held. EchoPath and
+// SpeechLike simulate rooms and talkers for the benchmark, the tests and
+// the acceptance check's simulated kiosk.
+//
 // Analysis helpers (RMS, peak and clipping, noise floor, dominant
 // frequency by Goertzel) serve tests and the hardware acceptance checks;
 // Voice generates the short voice-like reply the reference agent sends
 // after each committed turn.
+//
+// Nothing is loaded before it is needed: a sound-system context (which
+// maps libpulse or alsa-lib and their dependencies) exists only while
+// devices are listed, a capture run is on, or a Speaker is open, and
+// LazyMic defers even the listing to the first session that carries voice.
+// The format constants and Packet live in package wire, without cgo, for
+// the protocol side.
 //
 // Audio never goes to logs; only counts and levels do.
 package audio

@@ -34,8 +34,9 @@ func (o *EncoderOptions) bitrate() (int, error) {
 
 // newOpusEncoder builds mediadevices' Opus encoder over r, down-mixed to
 // mono first: mediadevices encodes with as many channels as its input
-// has, and the profile wants one.
-func newOpusEncoder(r mdaudio.Reader, bitrate int) (codec.ReadCloser, error) {
+// has, and the profile wants one. A Processor, if given, cleans the mono
+// audio before encoding.
+func newOpusEncoder(r mdaudio.Reader, bitrate int, p *Processor) (codec.ReadCloser, error) {
 	params, err := opus.NewParams()
 	if err != nil {
 		return nil, fmt.Errorf("audio: opus parameters: %w", err)
@@ -43,6 +44,9 @@ func newOpusEncoder(r mdaudio.Reader, bitrate int) (codec.ReadCloser, error) {
 	params.BitRate = bitrate
 	params.Latency = opus.Latency20ms
 	mono := mdaudio.NewChannelMixer(Channels, &mixer.MonoMixer{})(r)
+	if p != nil {
+		mono = newProcessReader(mono, p)
+	}
 	enc, err := params.BuildAudioEncoder(mono, prop.Media{Audio: prop.Audio{
 		SampleRate:   SampleRate,
 		ChannelCount: Channels,
@@ -79,7 +83,7 @@ func NewEncoder(opts *EncoderOptions) (*Encoder, error) {
 		e.next = nil
 		return chunk, func() {}, nil
 	})
-	if e.enc, err = newOpusEncoder(src, rate); err != nil {
+	if e.enc, err = newOpusEncoder(src, rate, nil); err != nil {
 		return nil, err
 	}
 	return e, nil

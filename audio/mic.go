@@ -44,6 +44,9 @@ type MicOptions struct {
 	// DefaultQueue. Beyond it the oldest packet is dropped and counted.
 	Queue  int
 	Logger *slog.Logger // nil: discard
+	// Echo, when set, cleans every capture run (echo cancellation, noise
+	// suppression, gain) before encoding. The Mic does not close it.
+	Echo *Processor
 }
 
 // MicStats count a Mic's work since OpenMic.
@@ -66,6 +69,7 @@ type Mic struct {
 	name     string
 	bitrate  int
 	maxQueue int
+	echo     *Processor
 
 	mu      sync.Mutex
 	closed  bool
@@ -110,6 +114,7 @@ func OpenMic(opts *MicOptions) (*Mic, error) {
 		log:      opts.Logger,
 		bitrate:  rate,
 		maxQueue: opts.Queue,
+		echo:     opts.Echo,
 		changed:  make(chan struct{}),
 		arrived:  make(chan struct{}),
 	}
@@ -135,6 +140,29 @@ func OpenMic(opts *MicOptions) (*Mic, error) {
 	}
 	m.drv, m.rec = d, rec
 	return m, nil
+}
+
+// SetEcho makes p (nil: none) the Processor of the next capture runs, as
+// MicOptions.Echo does from the start; ErrRunning during a run.
+func (m *Mic) SetEcho(p *Processor) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.run != nil {
+		return ErrRunning
+	}
+	m.echo = p
+	return nil
+}
+
+// CancelsEcho reports whether the Mic's captures go through an echo
+// canceller.
+func (m *Mic) CancelsEcho() bool {
+	if m == nil {
+		return false
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.echo.Cancels()
 }
 
 // Name is the ID of the microphone in use.
@@ -169,7 +197,7 @@ func (m *Mic) Start(ctx context.Context) error {
 		m.drv.Close()
 		return m.deviceError(err)
 	}
-	enc, err := newOpusEncoder(r, m.bitrate)
+	enc, err := newOpusEncoder(r, m.bitrate, m.echo)
 	if err != nil {
 		m.drv.Close()
 		return err

@@ -1,23 +1,18 @@
 package audio
 
-import "time"
+import "github.com/agentcall/acbridge/audio/wire"
 
-// The audio format of the agentcall-webrtc-0.1 profile: Opus at 48 kHz,
-// mono, in 20 ms frames (the usual WebRTC speech framing).
+// The audio format of the agentcall-webrtc-0.1 profile (see package wire,
+// which holds them without cgo).
 const (
-	SampleRate    = 48000
-	Channels      = 1
-	FrameDuration = 20 * time.Millisecond
-	FrameSamples  = int(SampleRate * FrameDuration / time.Second) // 960; typed so it also fits a 32-bit int
+	SampleRate    = wire.SampleRate
+	Channels      = wire.Channels
+	FrameDuration = wire.FrameDuration
+	FrameSamples  = wire.FrameSamples
 )
 
-// Packet is one encoded Opus packet and the audio time it covers. The
-// WebRTC transport writes it as media.Sample{Data: p.Data, Duration:
-// p.Duration}; pacing by Duration is the track's job.
-type Packet struct {
-	Data     []byte
-	Duration time.Duration
-}
+// Packet is one encoded Opus packet and the audio time it covers.
+type Packet = wire.Packet
 
 // Sink takes decoded PCM: 16-bit signed samples at SampleRate, mono.
 // Write may block while the sink is full (a speaker plays in real time);

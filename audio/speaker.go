@@ -31,6 +31,11 @@ type SpeakerOptions struct {
 	Backend string
 	Buffer  time.Duration // 0 means DefaultSpeakerBuffer
 	Logger  *slog.Logger  // nil: discard
+	// Volume, when set, scales what is played (volume and ducking).
+	Volume *Volume
+	// Echo, when set, receives what is handed to the device (after
+	// Volume, silence included) as its echo reference.
+	Echo *Processor
 }
 
 // SpeakerStats count a Speaker's playback.
@@ -43,9 +48,11 @@ type SpeakerStats struct {
 // (github.com/gen2brain/malgo), which converts 48 kHz mono 16-bit to the
 // device's own format. The device stays open from OpenSpeaker to Close.
 type Speaker struct {
-	log *slog.Logger
-	ctx *malgo.AllocatedContext
-	dev *malgo.Device
+	log  *slog.Logger
+	ctx  *malgo.AllocatedContext
+	dev  *malgo.Device
+	vol  *Volume
+	echo *Processor
 
 	mu      sync.Mutex
 	ring    []int16 // circular queue of samples not yet played
@@ -95,11 +102,13 @@ func OpenSpeaker(opts *SpeakerOptions) (*Speaker, error) {
 		log:     opts.Logger,
 		ring:    make([]int16, int(buffer*SampleRate/time.Second)),
 		changed: make(chan struct{}),
+		vol:     opts.Volume,
+		echo:    opts.Echo,
 	}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}
-	ctx, err := malgo.InitContext(backends, malgo.ContextConfig{}, nil)
+	ctx, err := newContext(backends)
 	if err != nil {
 		return nil, fmt.Errorf("%w (no sound system: %v)", ErrNoSpeaker, err)
 	}
@@ -200,8 +209,19 @@ func (s *Speaker) fill(out, _ []byte, frames uint32) {
 	if k > 0 {
 		s.broadcast()
 	}
+	echo := s.echo
 	s.mu.Unlock()
 	clear(dst[k:])
+	s.vol.apply(dst[:k])
+	echo.Far(dst)
+}
+
+// SetEcho makes p (nil: none) the echo canceller that receives what the
+// speaker plays from now on, as SpeakerOptions.Echo does from the start.
+func (s *Speaker) SetEcho(p *Processor) {
+	s.mu.Lock()
+	s.echo = p
+	s.mu.Unlock()
 }
 
 func (s *Speaker) onStop() {

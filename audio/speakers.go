@@ -13,14 +13,11 @@ import (
 // nothing (ALSA's "null" PCM, miniaudio's null device) are left out, as
 // in Microphones.
 func Speakers() ([]Device, error) {
-	ctx, err := malgo.InitContext(backendsByName[""], malgo.ContextConfig{}, nil)
+	ctx, err := newContext(backendsByName[""])
 	if err != nil {
 		return nil, fmt.Errorf("%w (no sound system: %v)", ErrNoSpeaker, err)
 	}
-	defer func() {
-		_ = ctx.Uninit()
-		ctx.Free()
-	}()
+	defer freeContext(ctx)
 	infos, err := ctx.Devices(malgo.Playback)
 	if err != nil {
 		return nil, fmt.Errorf("audio: list speakers: %w", err)

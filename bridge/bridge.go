@@ -43,6 +43,14 @@ type Options struct {
 	// nil: none (the session still runs, without audio).
 	Mic     *audio.Mic
 	Speaker audio.Sink
+	// Volume, when set, is the Speaker's level: ducked while TALK is held
+	// for push-to-talk, and during engagements when Mic cancels no echo.
+	Volume *audio.Volume
+	// OpenMic, when Mic is nil, resolves the microphone when the first
+	// WebRTC session starts, so that a kiosk serving text agents never
+	// loads the sound system (audio.LazyMic.Open fits); an error means no
+	// microphone. The caller closes what it returns.
+	OpenMic func() (*audio.Mic, error)
 	Camera  Camera        // nil: no camera configured
 	Buttons button.Source // nil: no buttons (only agent requests then wait)
 	// Texts carries typed user turns (the demo, a technician's keyboard, the
@@ -115,6 +123,8 @@ type Bridge struct {
 	wg      sync.WaitGroup
 	up      time.Time  // when the last session was established
 	voiceIn *heardSink // the Speaker, noting the agent's voice; nil without one
+	micOnce sync.Once
+	micDev  *audio.Mic // see mic
 }
 
 // New returns a Bridge; Run starts it.
@@ -268,3 +278,6 @@ func (b *Bridge) present() []protocol.Modality {
 	}
 	return slices.Clip(out)
 }
+
+// opusDecoder decodes the agent's voice for the speaker.
+func opusDecoder() (client.Decoder, error) { return audio.NewDecoder() }

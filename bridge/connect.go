@@ -66,14 +66,18 @@ func (b *Bridge) dial(ctx context.Context) (*dialed, error) {
 	var t client.Transport
 	opts := &client.Options{Modalities: b.present(), Logger: b.log, RunBudget: b.o.RunBudget}
 	if ag.Card.Params.AGUI.Transport == protocol.TransportWebRTC {
-		wo := &client.WebRTCOptions{Mic: b.o.Mic, Logger: b.log.With("part", "webrtc")}
+		wo := &client.WebRTCOptions{Logger: b.log.With("part", "webrtc")}
 		if b.voiceIn != nil {
-			wo.Sink = b.voiceIn // not a typed nil: no speaker stays nil
+			wo.Sink, wo.NewDecoder = b.voiceIn, opusDecoder // not a typed nil: no speaker stays nil
+		}
+		mic := b.mic()
+		if mic != nil { // likewise: a nil *audio.Mic would be a non-nil Microphone
+			wo.Mic = mic
 		}
 		d.rtc, err = ag.DialWebRTC(ctx, wo)
 		t = d.rtc
 		if err == nil {
-			opts.SessionID, opts.ExplicitTurns = d.rtc.SessionID(), b.o.Mic != nil
+			opts.SessionID, opts.ExplicitTurns = d.rtc.SessionID(), mic != nil
 		}
 	} else {
 		t, err = ag.Dial(ctx)

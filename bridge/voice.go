@@ -62,7 +62,7 @@ type voice struct {
 // press of TALK.
 func (c *conv) startVoice(rtc *client.WebRTCTransport) error {
 	b := c.b
-	if b.o.Mic == nil {
+	if b.mic() == nil {
 		b.info("this agent listens, but no microphone is configured")
 		return nil
 	}
@@ -185,6 +185,13 @@ func (v *voice) end(ctx context.Context, why string) {
 }
 
 func (v *voice) opened() {
+	b := v.c.b
+	// Push-to-talk mutes or lowers the agent while the person speaks; an
+	// engagement is a conversation both ways, which needs the echo
+	// canceller instead, or ducking without one.
+	if v.ptt != nil || !b.o.Mic.CancelsEcho() {
+		b.o.Volume.Duck(true)
+	}
 	v.open = true
 	v.since = v.c.b.o.Now()
 	v.active = v.since
@@ -196,6 +203,7 @@ func (v *voice) opened() {
 // audit line.
 func (v *voice) closed(why string) {
 	v.open = false
+	v.c.b.o.Volume.Duck(false)
 	if v.tick != nil {
 		v.tick.Stop()
 		v.tick = nil

@@ -38,18 +38,24 @@ func (h *heardPackets) counts() (inTurn, beside int) {
 
 // voiceRig is a rig whose agent owns voice over WebRTC, with the test
 // microphone, a recorded LED and a short engagement idle; onTurn, if set,
-// receives the agent's explicit audio turns.
-func voiceRig(t *testing.T, explicit bool, idle time.Duration, onTurn func(agent.AudioTurn)) (*rig, *heardPackets, *buttontest.Indicator) {
+// receives the agent's explicit audio turns; more may change the
+// microphone's options and set the bridge's Volume.
+func voiceRig(t *testing.T, explicit bool, idle time.Duration, onTurn func(agent.AudioTurn), more ...func(*audio.MicOptions, *bridge.Options)) (*rig, *heardPackets, *buttontest.Indicator) {
 	heard := &heardPackets{}
 	led := buttontest.NewIndicator()
 	r := newRig(t, func(r *rig) {
 		r.agentOpts = &agent.Options{Transport: "webrtc", NoExplicitTurns: !explicit, OnAudioPacket: heard.packet, OnAudioTurn: onTurn}
-		mic, err := audio.OpenMic(&audio.MicOptions{Device: audio.TestDevice})
+		mo := &audio.MicOptions{Device: audio.TestDevice}
+		var bo bridge.Options
+		for _, f := range more {
+			f(mo, &bo)
+		}
+		mic, err := audio.OpenMic(mo)
 		if err != nil {
 			t.Fatal(err)
 		}
 		r.mic = mic
-		r.tune = func(o *bridge.Options) { o.LED, o.EngagementIdle = led, idle }
+		r.tune = func(o *bridge.Options) { o.LED, o.EngagementIdle, o.Volume = led, idle, bo.Volume }
 	})
 	return r, heard, led
 }
@@ -156,6 +162,9 @@ func TestCancelDuringPushToTalk(t *testing.T) {
 	if r.mic.Running() {
 		t.Fatal("the microphone runs after the cancel")
 	}
+	// Packets written before the cancel may still be on their way over
+	// loopback; what matters is that none is written after it.
+	time.Sleep(300 * time.Millisecond)
 	in, beside := heard.counts()
 	time.Sleep(time.Second)
 	r.buttons.Release(button.Talk)

@@ -15,7 +15,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/agentcall/acbridge/audio"
 	"github.com/agentcall/acbridge/internal/rtcpeer"
 	"github.com/agentcall/acbridge/protocol"
 	"github.com/pion/webrtc/v4"
@@ -73,12 +72,16 @@ type WebRTCOptions struct {
 	// Mic is the microphone whose Opus packets go on the audio track while
 	// it runs (StartMic .. StopMic). The caller opens and closes it; the
 	// transport stops it when the connection ends. nil: the track stays
-	// silent (replay, conformance runs).
-	Mic *audio.Mic
-	// Sink receives the agent's voice, decoded to 48 kHz mono PCM. The
-	// caller owns it (the transport never closes it). nil: the agent's
-	// packets are received and dropped.
-	Sink audio.Sink
+	// silent (replay, conformance runs). *audio.Mic implements it.
+	Mic Microphone
+	// Sink receives the agent's voice, decoded to 48 kHz mono PCM by a
+	// Decoder from NewDecoder. The caller owns it (the transport never
+	// closes it). nil: the agent's packets are received and dropped.
+	Sink Sink
+	// NewDecoder makes the Opus decoder of the agent's track; required
+	// with a Sink. Package audio has one (wrap audio.NewDecoder); this
+	// package decodes nothing itself, so that it builds without cgo.
+	NewDecoder func() (Decoder, error)
 	// ICEServers for gathering; none by default (see ICEServer).
 	ICEServers []ICEServer
 	// ICEDisconnectedTimeout: default DefaultICEDisconnectedTimeout.
@@ -97,6 +100,9 @@ func (o *WebRTCOptions) orDefault() (WebRTCOptions, error) {
 		var b [8]byte
 		_, _ = rand.Read(b[:])
 		q.SessionID = hex.EncodeToString(b[:])
+	}
+	if q.Sink != nil && q.NewDecoder == nil {
+		return q, fmt.Errorf("client: WebRTCOptions.Sink needs NewDecoder to decode the agent's Opus (e.g. audio.NewDecoder)")
 	}
 	if !rtcpeer.ValidSessionID(q.SessionID) {
 		return q, fmt.Errorf("client: session id must be 1 to 128 printable ASCII characters without spaces")

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/agentcall/acbridge/audio"
+	"github.com/agentcall/acbridge/audio/wire"
 	"github.com/agentcall/acbridge/protocol"
 	"github.com/pion/webrtc/v4"
 	"github.com/pion/webrtc/v4/pkg/media"
@@ -32,7 +32,7 @@ func (t *WebRTCTransport) Stats() WebRTCStats {
 		PacketsReceived: t.stats.received.Load(),
 		PacketsLost:     t.stats.lost.Load(),
 		DecodeErrors:    t.stats.decodeErrors.Load(),
-		Played:          time.Duration(t.stats.played.Load()) * time.Second / audio.SampleRate,
+		Played:          time.Duration(t.stats.played.Load()) * time.Second / wire.SampleRate,
 	}
 }
 
@@ -137,11 +137,12 @@ func (t *WebRTCTransport) onTrack(tr *webrtc.TrackRemote, _ *webrtc.RTPReceiver)
 // playTrack decodes the agent's voice into the Sink, concealing short
 // gaps; without a Sink it only reads, so pion's buffers keep draining.
 func (t *WebRTCTransport) playTrack(tr *webrtc.TrackRemote) {
-	var dec *audio.Decoder
+	var dec Decoder
 	if t.sink != nil {
 		var err error
-		if dec, err = audio.NewDecoder(); err != nil {
+		if dec, err = t.newDec(); err != nil {
 			t.log.Warn("client: no Opus decoder; the agent's voice is dropped", "err", err)
+			dec = nil // not a typed nil from the factory
 		}
 	}
 	var last uint16
@@ -160,7 +161,7 @@ func (t *WebRTCTransport) playTrack(tr *webrtc.TrackRemote) {
 			if gap > 0 {
 				t.stats.lost.Add(int64(gap))
 				if dec != nil && gap <= maxConcealedPackets {
-					if pcm, err := dec.DecodeLost(time.Duration(gap) * audio.FrameDuration); err == nil {
+					if pcm, err := dec.DecodeLost(time.Duration(gap) * wire.FrameDuration); err == nil {
 						t.play(pcm)
 					}
 				}

@@ -13,8 +13,9 @@ import (
 // prflxGrace is how long a connection whose answer has no candidate the
 // policy allows waits for the agent's connectivity checks to reveal a
 // peer-reflexive address the policy does allow (the agent may sit behind
-// a NAT and list only addresses the kiosk may not reach). pion accepts a
-// peer-reflexive pair after about a second; checks start at once.
+// a NAT and list only addresses the kiosk may not reach). Such a pair is
+// nominated as soon as it succeeds (rtcpeer.NewAPI drops pion's wait), so
+// the grace only covers an agent whose first checks are slow or lost.
 const prflxGrace = 3 * time.Second
 
 // maxRefusalsShown bounds the refusals an error lists: an answer may carry

@@ -10,8 +10,8 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/agentcall/acbridge/audio"
 	"github.com/agentcall/acbridge/internal/rtcpeer"
+	"github.com/agentcall/acbridge/internal/sdpcheck"
 	"github.com/agentcall/acbridge/protocol"
 	"github.com/pion/webrtc/v4"
 )
@@ -32,14 +32,16 @@ var errTransportClosed = errors.New("client: WebRTC transport closed")
 // teardown then stops the microphone, closes the peer connection and waits
 // for pion's goroutines and ours, so none outlives Close.
 type WebRTCTransport struct {
-	log   *slog.Logger
-	sid   string
-	pc    *webrtc.PeerConnection
-	dc    *webrtc.DataChannel
-	track *webrtc.TrackLocalStaticSample
-	mic   *audio.Mic
-	sink  audio.Sink
-	cands *candidateLog // what the policy made of the agent's candidates
+	log    *slog.Logger
+	sid    string
+	peer   *rtcpeer.Peer          // the connection's lifecycle, shared with the agent's side
+	pc     *webrtc.PeerConnection // peer.PC
+	dc     *webrtc.DataChannel
+	track  *webrtc.TrackLocalStaticSample
+	mic    Microphone
+	sink   Sink
+	newDec func() (Decoder, error)
+	cands  *candidateLog // what the policy made of the agent's candidates
 
 	ctx    context.Context // ends with the connection; capture runs under it
 	cancel context.CancelFunc
@@ -48,10 +50,9 @@ type WebRTCTransport struct {
 	recvDone chan struct{} // closed after the reader's last item; recvErr says why
 	opened   chan struct{} // closed once the channel is open and detached
 	closing  chan struct{} // closed by Close: nobody will Recv any more
-	life     *rtcpeer.Life // why the connection ended; the goroutines Close waits for
+	life     *rtcpeer.Life // peer.Life: why the connection ended; the goroutines Close waits for
 
-	mu         sync.Mutex
-	ch         *rtcpeer.Channel // the detached channel
+	mu         sync.Mutex // orders the channel's opening against teardown
 	recvErr    error
 	readerOn   bool // the frame reader was started
 	remoteSeen bool // the agent's track arrived
@@ -71,14 +72,18 @@ func newWebRTCTransport(api *webrtc.API, o *WebRTCOptions, cands *candidateLog) 
 	for _, s := range o.ICEServers {
 		cfg.ICEServers = append(cfg.ICEServers, webrtc.ICEServer{URLs: s.URLs, Username: s.Username, Credential: s.Credential})
 	}
-	pc, err := api.NewPeerConnection(cfg)
+	log := o.Logger.With("session", o.SessionID)
+	peer, err := rtcpeer.NewPeer(api, cfg, "client", log, func(what string) error {
+		return fmt.Errorf("%w (%s)", ErrConnectionLost, what)
+	})
 	if err != nil {
 		return nil, fmt.Errorf("client: webrtc: %w", err)
 	}
+	pc := peer.PC
 	t := &WebRTCTransport{
-		log: o.Logger.With("session", o.SessionID), sid: o.SessionID, pc: pc, mic: o.Mic, sink: o.Sink, cands: cands,
+		log: log, sid: o.SessionID, peer: peer, pc: pc, mic: o.Mic, sink: o.Sink, newDec: o.NewDecoder, cands: cands,
 		items: make(chan []byte), recvDone: make(chan struct{}), opened: make(chan struct{}),
-		closing: make(chan struct{}), life: rtcpeer.NewLife(),
+		closing: make(chan struct{}), life: peer.Life,
 	}
 	t.ctx, t.cancel = context.WithCancel(context.Background())
 	t.life.Go(t.teardown)
@@ -98,19 +103,6 @@ func newWebRTCTransport(api *webrtc.API, o *WebRTCOptions, cands *candidateLog) 
 	if t.dc, err = pc.CreateDataChannel(protocol.DataChannelLabel, &webrtc.DataChannelInit{Ordered: &ordered, Protocol: &proto}); err != nil {
 		return fail(err)
 	}
-	pc.OnICEConnectionStateChange(func(s webrtc.ICEConnectionState) {
-		t.log.Debug("client: ICE state", "state", s.String())
-		switch s {
-		case webrtc.ICEConnectionStateDisconnected, webrtc.ICEConnectionStateFailed, webrtc.ICEConnectionStateClosed:
-			t.end(fmt.Errorf("%w (ICE %s)", ErrConnectionLost, s))
-		}
-	})
-	pc.OnConnectionStateChange(func(s webrtc.PeerConnectionState) {
-		switch s {
-		case webrtc.PeerConnectionStateFailed, webrtc.PeerConnectionStateClosed:
-			t.end(fmt.Errorf("%w (peer connection %s)", ErrConnectionLost, s))
-		}
-	})
 	pc.OnDataChannel(func(dc *webrtc.DataChannel) {
 		// The profile has one channel, the one the client opens: a channel
 		// the agent opens (any label or options) is outside it.
@@ -147,6 +139,7 @@ func (t *WebRTCTransport) connect(ctx context.Context, post func(context.Context
 	if err := checkAnswer(answer); err != nil {
 		return &incompatibleError{err}
 	}
+	answer = sdpcheck.ForPion(answer, protocol.MaxFrameBytes)
 	if err := t.pc.SetRemoteDescription(webrtc.SessionDescription{Type: webrtc.SDPTypeAnswer, SDP: answer}); err != nil {
 		return &incompatibleError{fmt.Errorf("the SDP answer was not accepted: %w", err)}
 	}
@@ -223,7 +216,8 @@ func (t *WebRTCTransport) onOpen() {
 	// channel with it.
 	started := t.life.Err() == nil && t.life.Go(func() { t.readFrames(ch) })
 	if started {
-		t.ch, t.readerOn = ch, true
+		t.peer.SetChannel(ch)
+		t.readerOn = true
 	}
 	t.mu.Unlock()
 	if started {
@@ -284,14 +278,8 @@ func (t *WebRTCTransport) Send(ctx context.Context, frame []byte) error {
 	if err := t.err(); err != nil {
 		return err
 	}
-	t.mu.Lock()
-	ch := t.ch
-	t.mu.Unlock()
-	if ch == nil {
-		return errors.New("client: the data channel is not open")
-	}
-	if err := ch.Write(frame); err != nil {
-		return fmt.Errorf("client: data channel: %w", err)
+	if err := t.peer.Write(frame); err != nil {
+		return fmt.Errorf("client: %w", err)
 	}
 	return nil
 }
@@ -345,14 +333,11 @@ func (t *WebRTCTransport) teardown() {
 		t.mic.Discard()
 	}
 	t.mu.Lock()
-	ch := t.ch
+	ch := t.peer.Channel()
 	t.mu.Unlock()
-	cause := t.err()
 	// A lost agent acknowledges nothing: only a reachable one is waited
 	// for, so that session.end, written last, reaches it.
-	if err := rtcpeer.Close(t.pc, ch, !errors.Is(cause, ErrConnectionLost), rtcpeer.CloseTimeout); err != nil {
-		t.log.Info("client: the WebRTC connection did not close cleanly", "err", err)
-	}
+	t.peer.Shutdown(ch, !errors.Is(t.err(), ErrConnectionLost), rtcpeer.CloseTimeout)
 	t.mu.Lock()
 	if !t.readerOn {
 		// Recv must not wait for a reader that never started.

@@ -2,6 +2,7 @@ package client
 
 import (
 	"net"
+	"strings"
 	"testing"
 )
 
@@ -34,5 +35,21 @@ func TestRemoteCandidatePolicy(t *testing.T) {
 		if got := newCandidateLog(local).allow(ip); got != c.local {
 			t.Errorf("%s under the local-development policy: %v", c.ip, got)
 		}
+	}
+}
+
+type discardSink struct{}
+
+func (discardSink) Write([]int16) error { return nil }
+
+// The client decodes nothing itself (it builds without cgo): a Sink
+// without a decoder is refused before anything is dialed, naming the fix.
+func TestSinkNeedsADecoder(t *testing.T) {
+	_, err := (&WebRTCOptions{Sink: discardSink{}}).orDefault()
+	if err == nil || !strings.Contains(err.Error(), "NewDecoder") {
+		t.Fatalf("a Sink without NewDecoder: %v", err)
+	}
+	if _, err := (&WebRTCOptions{}).orDefault(); err != nil {
+		t.Fatalf("no audio at all: %v", err)
 	}
 }

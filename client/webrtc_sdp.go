@@ -43,7 +43,7 @@ func checkAnswer(raw string) error {
 				return errors.New("the agent rejected the data channel; the profile carries events on agentcall.events")
 			}
 			if n := sdpcheck.MaxMessageSize(m); n != 0 && n < protocol.MaxFrameBytes {
-				return fmt.Errorf("the agent's data channel takes messages up to %d bytes; 0.1 frames may be %d bytes", n, protocol.MaxFrameBytes)
+				return smallMessageSize(n, sdpcheck.MaxMessageSizeSource(m))
 			}
 		default:
 			if accepted {
@@ -55,4 +55,18 @@ func checkAnswer(raw string) error {
 		return fmt.Errorf("the SDP answer has %d audio and %d data channel sections; the profile has one of each", audio, app)
 	}
 	return nil
+}
+
+// smallMessageSize refuses an agent whose data channel takes less than a
+// 0.1 frame. acbridge does not connect without photos instead: text
+// frames can exceed such a limit too (see the error), so the session
+// would still break, only later and in front of a visitor, while a
+// refusal at the first dial tells the agent's developer the one setting
+// to change (docs/conformance.md, "WebRTC decisions").
+func smallMessageSize(n int, source string) error {
+	return fmt.Errorf("the agent's data channel takes messages up to %d bytes (its SDP answer has %s), "+
+		"but every 0.1 frame may be up to %d bytes: a photo observation is up to 82 KiB, and a user.turn "+
+		"of 16,384 characters can pass 64 KiB; the agent must advertise a=max-message-size:%d or more, "+
+		"or 0 for no limit (aiortc writes 65536 unless its RTCSctpTransport capabilities are overridden)",
+		n, source, protocol.MaxFrameBytes, protocol.MaxFrameBytes)
 }

@@ -116,7 +116,8 @@ func TestWebRTCPushToTalk(t *testing.T) {
 	}
 	// A cleanup, not a defer, so that the sink outlives the session.
 	t.Cleanup(func() { wav.Close() })
-	rs := clienttest.StartRTCTurns(t, ag, &client.WebRTCOptions{SessionID: "ptt-1", Sink: wav})
+	rs := clienttest.StartRTCTurns(t, ag, &client.WebRTCOptions{SessionID: "ptt-1", Sink: wav,
+		NewDecoder: func() (client.Decoder, error) { return audio.NewDecoder() }})
 	mic, tr, s, ptt := rs.Mic, rs.Transport, rs.Session, rs.PTT
 	if mic.Running() {
 		t.Fatal("microphone open before any turn")

@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/url"
 	"os"
+	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -85,6 +86,16 @@ type Audio struct {
 	// EngagementIdle ends a microphone engagement after this long without
 	// an agent run or an observation.
 	EngagementIdle Duration `toml:"engagement_idle"`
+	// DuckDB lowers the speaker while TALK is held (push-to-talk):
+	// -60 (the default) or below mutes it, up to -1.
+	DuckDB float64 `toml:"duck_db"`
+	// EchoCancel is "auto" (cancel the agent's voice from the microphone
+	// when a speaker plays it), "on" or "off".
+	EchoCancel    string  `toml:"echo_cancel"`
+	NoiseSuppress bool    `toml:"noise_suppress"`
+	MicGainDB     float64 `toml:"mic_gain_db"`
+	// SpeakerVolume is the playback level in percent, 1..100.
+	SpeakerVolume int `toml:"speaker_volume"`
 }
 
 // Button maps one physical control to its source.
@@ -124,6 +135,9 @@ type Log struct {
 // Metrics configures the optional Prometheus endpoint.
 type Metrics struct {
 	Listen string `toml:"listen"`
+	// KioskID labels the metrics for a fleet-wide Prometheus; empty means
+	// the host name (docs/fleet.md).
+	KioskID string `toml:"kiosk_id"`
 }
 
 // Kiosk configures the optional local touch page.
@@ -189,6 +203,13 @@ func (c *Config) applyDefaults() {
 	}
 	setDur(&c.Camera.SettleTimeout, 2*time.Second)
 	setDur(&c.Audio.EngagementIdle, 20*time.Second)
+	if c.Audio.DuckDB == 0 {
+		c.Audio.DuckDB = -60
+	}
+	setStr(&c.Audio.EchoCancel, "auto")
+	if c.Audio.SpeakerVolume == 0 {
+		c.Audio.SpeakerVolume = 100
+	}
 	setStr(&c.Log.Level, "info")
 	setStr(&c.Log.Format, "text")
 	for i := range c.Buttons {
@@ -259,6 +280,10 @@ type Problems []string
 
 func (p Problems) Error() string { return strings.Join(p, "; ") }
 
+// kioskID bounds metrics.kiosk_id to what a Prometheus label value and a
+// host name can both carry.
+var kioskID = regexp.MustCompile(`^[A-Za-z0-9._-]{0,63}$`)
+
 // Validate checks every key and reports all problems at once.
 func (c *Config) Validate() error {
 	var p Problems
@@ -315,6 +340,18 @@ func (c *Config) Validate() error {
 	if d := c.Audio.EngagementIdle.Duration; d < time.Second || d > time.Hour {
 		add("audio.engagement_idle must be between 1s and 1h")
 	}
+	if d := c.Audio.DuckDB; !(d >= -200 && d <= -1) {
+		add("audio.duck_db must be between -60 (mute; lower also mutes) and -1")
+	}
+	if !slices.Contains([]string{"auto", "on", "off"}, c.Audio.EchoCancel) {
+		add("audio.echo_cancel must be auto, on or off")
+	}
+	if g := c.Audio.MicGainDB; !(g >= -20 && g <= 30) {
+		add("audio.mic_gain_db must be between -20 and 30")
+	}
+	if v := c.Audio.SpeakerVolume; v < 1 || v > 100 {
+		add("audio.speaker_volume must be between 1 and 100 (percent)")
+	}
 	if !slices.Contains([]string{"debug", "info", "warn", "error"}, c.Log.Level) {
 		add("log.level must be debug, info, warn or error")
 	}
@@ -325,6 +362,9 @@ func (c *Config) Validate() error {
 		if l.v != "" && !loopbackAddr(l.v) {
 			add("%s must be a loopback address with a port between 0 and 65535, like 127.0.0.1:9464", l.key)
 		}
+	}
+	if !kioskID.MatchString(c.Metrics.KioskID) {
+		add("metrics.kiosk_id must be at most 63 letters, digits, '.', '_' or '-'")
 	}
 	seen := map[string]bool{}
 	for i, b := range c.Buttons {

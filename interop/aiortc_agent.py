@@ -13,9 +13,10 @@ for every session.end, so that a run can count what reached it.
 
 aiortc advertises max-message-size 65536 while its SCTP reassembly takes
 messages of any size; the profile needs 131072, so that is what it
-advertises here.
+advertises here, unless --stock-max-message-size keeps aiortc's 65536 (to
+check that acbridge refuses it and names the fix).
 
-Usage: aiortc_agent.py [--listen 127.0.0.1:0]
+Usage: aiortc_agent.py [--listen 127.0.0.1:0] [--stock-max-message-size]
 Prints "listening on http://HOST:PORT" once serving; stops on SIGTERM.
 """
 
@@ -34,7 +35,6 @@ from aiortc.rtcsctptransport import RTCSctpCapabilities, RTCSctpTransport
 
 EXT = "https://agentcall.smartycode.com/ext/agentcall-agui/0.1"
 MAX_SDP = 128 * 1024
-RTCSctpTransport.getCapabilities = classmethod(lambda cls: RTCSctpCapabilities(maxMessageSize=131072))
 
 
 def card(base):
@@ -162,7 +162,10 @@ def handler(agent, base):
 async def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--listen", default="127.0.0.1:0")
+    ap.add_argument("--stock-max-message-size", action="store_true")
     args = ap.parse_args()
+    if not args.stock_max_message_size:
+        RTCSctpTransport.getCapabilities = classmethod(lambda cls: RTCSctpCapabilities(maxMessageSize=131072))
     host, port = args.listen.rsplit(":", 1)
     if host == "127.0.0.1":
         # aioice leaves loopback out of host candidates; a client under the

@@ -6,7 +6,9 @@
 #     `acbridge agent --transport webrtc --physical --insecure-local`;
 #  2. interop/aiortc_agent.py is the agent for 10 `acbridge replay` client
 #     processes, each ending its session with session.end and exiting at
-#     once: every session.end must reach the agent (10 of 10).
+#     once: every session.end must reach the agent (10 of 10);
+#  3. the same agent with aiortc's stock a=max-message-size:65536 is
+#     refused at the dial, and the error names the value to set.
 # Installs python3-aiortc if it is missing (as root or through sudo).
 #
 #   interop/run.sh [ACBRIDGE_BINARY]   (default: bin/acbridge)
@@ -31,7 +33,8 @@ log=$(mktemp)
 alog=$(mktemp)
 agent=""
 pyagent=""
-trap 'for p in $agent $pyagent; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null || true; done; rm -f "$log" "$alog"' EXIT
+stock=""
+trap 'for p in $agent $pyagent $stock; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null || true; done; rm -f "$log" "$alog"' EXIT
 
 # listening PID LOG: the URL a freshly started agent prints, or exit.
 listening() {
@@ -79,3 +82,16 @@ for _ in $(seq 50); do
 done
 echo "interop: session.end reached the aiortc agent in $got of $stops client stops"
 [ "$got" -eq "$stops" ] || { cat "$alog" >&2; exit 1; }
+
+/usr/bin/python3 interop/aiortc_agent.py --listen 127.0.0.1:0 --stock-max-message-size >"$alog" 2>&1 &
+stock=$!
+surl=$(listening "$stock" "$alog")
+if out=$(timeout 30 "$bin" replay --agent "$surl" --allow-insecure-local --transport webrtc --trace interop/session_end_trace.json 2>&1); then
+  echo "interop: replay against aiortc's stock 65536-byte data channel succeeded; it must be refused" >&2
+  exit 1
+fi
+case "$out" in
+  *"a=max-message-size:65536"*"must advertise a=max-message-size:131072"*)
+    echo "interop: aiortc's stock max-message-size is refused, naming the fix" ;;
+  *) echo "interop: unexpected error against aiortc's stock max-message-size: $out" >&2; exit 1 ;;
+esac

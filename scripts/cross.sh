@@ -28,7 +28,7 @@
 # library itself comes from the cross toolchain (libc6-dev-arm64-cross, …).
 #
 # Needs Debian packages (installed here): gcc pkg-config libpcsclite-dev
-# libopus-dev libjpeg62-turbo-dev, gcc-aarch64-linux-gnu libc6-dev-arm64-cross,
+# libopus-dev libjpeg62-turbo-dev libspeexdsp-dev, gcc-aarch64-linux-gnu libc6-dev-arm64-cross,
 # gcc-arm-linux-gnueabihf libc6-dev-armhf-cross.
 set -euo pipefail
 
@@ -45,9 +45,10 @@ export GOFLAGS=${GOFLAGS:--mod=mod}
 
 # The target packages whose headers, pkg-config files and shared objects the
 # cgo packages link against: ebfe/scard (libpcsclite), hraban/opus (libopus),
-# jpeg (libjpeg-turbo). mediadevices' Opus encoder links its own static
-# libopus and malgo loads the audio libraries with dlopen, so neither adds one.
-target_pkgs=(libpcsclite1 libpcsclite-dev libopus0 libopus-dev libjpeg62-turbo libjpeg62-turbo-dev)
+# jpeg (libjpeg-turbo), audio's echo canceller (libspeexdsp). mediadevices'
+# Opus encoder links its own static libopus and malgo loads the audio
+# libraries with dlopen, so neither adds one.
+target_pkgs=(libpcsclite1 libpcsclite-dev libopus0 libopus-dev libjpeg62-turbo libjpeg62-turbo-dev libspeexdsp1 libspeexdsp-dev)
 if [[ " $TAGS " != *" nolibopusfile "* ]]; then
 	target_pkgs+=(libopusfile0 libopusfile-dev libogg0 libogg-dev)
 fi
@@ -90,7 +91,7 @@ apt_install() {
 }
 
 host_pkgs() {
-	local pkgs=(gcc pkg-config dpkg-dev libpcsclite-dev libopus-dev libjpeg62-turbo-dev) a
+	local pkgs=(gcc pkg-config dpkg-dev libpcsclite-dev libopus-dev libjpeg62-turbo-dev libspeexdsp-dev) a
 	[[ " $TAGS " == *" nolibopusfile "* ]] || pkgs+=(libopusfile-dev)
 	for a in "${arches[@]}"; do
 		case "$a" in

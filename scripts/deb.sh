@@ -13,8 +13,10 @@
 #     below stops the build instead of shipping an undeclared dependency.
 #   - Recommends: the audio libraries miniaudio (malgo) opens with dlopen,
 #     when malgo is linked in (go version -m lists it).
-#   - /usr/share/doc/acbridge/copyright: the license of every Go module
-#     linked into the binary, read from the module cache.
+#   - /usr/share/doc/acbridge/copyright: machine-readable (DEP-5), the
+#     licence of every Go module linked into the binary, read from the
+#     module cache and classified; an unknown or incompatible licence fails
+#     the build (internal/licenses).
 #
 # Environment: VERSION and COMMIT (as the Makefile computes them), DEB_VERSION
 # (the upstream part of the Debian version; default derived from VERSION),
@@ -78,6 +80,7 @@ declare -A shlibs=(
 	[libjpeg.so.62]="libjpeg62-turbo (>= 1:2.1.5)"
 	[libopus.so.0]="libopus0 (>= 1.3.1)"
 	[libopusfile.so.0]="libopusfile0 (>= 0.12)"
+	[libspeexdsp.so.1]="libspeexdsp1 (>= 1.2.1)"
 	[libatomic.so.1]="libatomic1"
 	[libgcc_s.so.1]="libgcc-s1"
 	[libasound.so.2]="libasound2 (>= 1.2.8)"
@@ -110,62 +113,15 @@ recommends_of() {
 	fi
 }
 
-# license_text FILE: the file, except that the licenses Debian ships in
-# /usr/share/common-licenses are referred to there (Debian policy 12.5).
-license_text() {
-	if grep -q 'Apache License' "$1" && grep -q 'Version 2.0, January 2004' "$1"; then
-		echo "Licensed under the Apache License, Version 2.0. On Debian systems the"
-		echo "complete text is in /usr/share/common-licenses/Apache-2.0."
-	elif grep -q 'Mozilla Public License Version 2.0' "$1"; then
-		echo "Licensed under the Mozilla Public License, Version 2.0. On Debian systems"
-		echo "the complete text is in /usr/share/common-licenses/MPL-2.0."
-	else
-		cat "$1"
-	fi
-}
-
-# copyright_of BIN: Debian copyright file naming every module in the binary
-# with its license text, so that the package carries the notices the
-# licenses (BSD, MIT, Apache-2.0) ask for.
+# copyright_of BIN OUT: the machine-readable Debian copyright file naming
+# the Go standard library and every module linked into BIN, each with its
+# licence, classified from the module cache (internal/licenses). An unknown
+# licence, or one that cannot be linked into an Apache-2.0 program (GPL,
+# LGPL, ...), stops the build here.
 copyright_of() {
-	local bin=$1 modcache goroot
-	modcache=$("$GO" env GOMODCACHE)
-	goroot=$("$GO" env GOROOT)
-	cat <<-EOF
-		acbridge — kiosk bridge to an AgentCall AG-UI 0.1 agent
-		Source: https://github.com/agentcall/acbridge
-
-		acbridge itself: Copyright the acbridge authors. The repository does not
-		carry a license file yet; until it does, see the project's homepage for
-		the terms under which this build was distributed.
-
-		/usr/bin/acbridge is a Go program linked statically with the Go standard
-		library and the Go modules listed below, and dynamically with the C
-		libraries named in the package's Depends. The license of each module
-		follows, as found in the module.
-
-		----------------------------------------------------------------------
-		Go standard library ($("$GO" version -m "$bin" | head -1 | awk '{print $2}'))
-		----------------------------------------------------------------------
-	EOF
-	cat "$goroot/LICENSE"
-	local path ver dir lic found
-	while read -r path ver; do
-		# The module cache escapes upper-case letters as !lower-case.
-		# shellcheck disable=SC2001 # bash substitution cannot lower-case a match
-		dir="$modcache/$(sed 's/[A-Z]/!\L&/g' <<<"$path")@$ver"
-		printf '\n----------------------------------------------------------------------\n%s %s\n----------------------------------------------------------------------\n' "$path" "$ver"
-		found=0
-		# mediadevices' Opus encoder links its bundled libopus, whose notice
-		# sits beside it.
-		for lic in "$dir"/LICENSE* "$dir"/LICENCE* "$dir"/COPYING* "$dir"/NOTICE* "$dir"/pkg/codec/opus/LICENSE; do
-			[ -f "$lic" ] || continue
-			[ "$found" = 0 ] || printf '\n(%s)\n' "${lic#"$dir"/}"
-			license_text "$lic"
-			found=1
-		done
-		[ "$found" = 1 ] || die "no license file for $path@$ver in $dir"
-	done < <("$GO" version -m "$bin" | awk '$1 == "dep" { print $2, $3 } $1 == "=>" { print $2, $3 }')
+	"$DIST/deb/debcopyright" -bin "$1" -o "$2" -contact "$DEB_MAINTAINER" \
+		-modcache "$("$GO" env GOMODCACHE)" -goroot "$("$GO" env GOROOT)" ||
+		die "$1: the copyright file was refused (above); see internal/licenses/doc.go"
 }
 
 # man_page BIN: acbridge(1) from the program's own --help texts, so the page
@@ -236,6 +192,7 @@ host_binary() {
 }
 
 mkdir -p "$DIST/deb"
+"$GO" build -o "$DIST/deb/debcopyright" ./internal/licenses/debcopyright
 man_page "$(host_binary)" | gzip -9n >"$DIST/deb/acbridge.1.gz"
 commit_date=$(date -u -d "@$SOURCE_DATE_EPOCH" +%Y-%m-%dT%H:%M:%SZ)
 cat >"$DIST/deb/changelog.yml" <<EOF
@@ -254,7 +211,7 @@ for a in "${arches[@]}"; do
 	[ -x "$bin" ] || die "$bin is missing: run make cross (scripts/cross.sh $a) first"
 	pkgdir="$DIST/deb/$a"
 	mkdir -p "$pkgdir"
-	copyright_of "$bin" >"$pkgdir/copyright"
+	copyright_of "$bin" "$pkgdir/copyright"
 	depends=$(depends_of "$bin")
 	recommends=$(recommends_of "$bin")
 	out="$DIST/acbridge_${DEB_VERSION}-1_$a.deb"

@@ -4,11 +4,14 @@
 # so a second run costs a few dpkg queries.
 #
 #   scripts/install-deps.sh [build|test|bench]   (default: test)
+#
+# test includes prometheus for promtool, which checks and unit-tests the
+# example alert rules (go test ./fleet).
 set -euo pipefail
 
-build_pkgs=(gcc libc6-dev pkg-config libpcsclite-dev libjpeg62-turbo-dev libopus-dev libopusfile-dev)
-test_pkgs=("${build_pkgs[@]}" pcscd vsmartcard-vpcd pcsc-tools systemd procps sox chromium python3-aiortc libxml2-utils)
-bench_pkgs=("${test_pkgs[@]}" imagemagick mate-backgrounds time)
+build_pkgs=(gcc libc6-dev pkg-config libpcsclite-dev libjpeg62-turbo-dev libopus-dev libopusfile-dev libspeexdsp-dev)
+test_pkgs=("${build_pkgs[@]}" pcscd vsmartcard-vpcd pcsc-tools systemd procps sox chromium python3-aiortc libxml2-utils libasound2 prometheus)
+bench_pkgs=("${test_pkgs[@]}" imagemagick mate-backgrounds time espeak-ng)
 
 case "${1:-test}" in
   build) want=("${build_pkgs[@]}") ;;

@@ -6,7 +6,9 @@
 #   1. each binary is an ELF of its architecture, stripped, at most 25 MiB;
 #   2. the arm64 and armhf binaries run `acbridge version` and `acbridge
 #      conformance` under qemu user emulation, and the protocol and jpeg
-#      package tests, cross-compiled, pass there (go test -exec qemu-…);
+#      package tests, cross-compiled, pass there (go test -exec qemu-…), as
+#      do the echo canceller's tests (libspeexdsp of the target, the same
+#      generated signals as on amd64), with its cost per 10 ms frame;
 #   3. each .deb has its architecture, a dependency for every shared library
 #      the packaged binary needs (found independently of scripts/deb.sh: the
 #      package that ships the library), the expected files and conffile,
@@ -14,7 +16,11 @@
 #   4. the amd64 package installs with apt into a throwaway Debian 12 chroot
 #      (debootstrap, cached): files, modes, the user and its groups, the unit
 #      enabled and not started; an upgrade keeps an edited configuration, the
-#      token and the keystore; remove keeps them; purge deletes them.
+#      token and the keystore; remove keeps them; purge deletes them;
+#   5. in the same chroot (scripts/test-fleet.sh): the signed repository of
+#      `make repo` on loopback, apt install through it, an unattended upgrade
+#      (refused while the shipped snippet is disabled), unsigned and wrongly
+#      signed repositories refused, and first-boot provisioning.
 #
 #   scripts/test-cross.sh            (as root: debootstrap and chroot need it)
 #
@@ -23,7 +29,7 @@
 # (Debian mirror for the chroot, default deb.debian.org).
 #
 # Needs Debian packages (installed here): qemu-user-static lintian debootstrap
-# binutils, and what scripts/cross.sh installs.
+# binutils reprepro gnupg python3, and what scripts/cross.sh installs.
 set -uo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -60,7 +66,7 @@ section() { echo; echo "== $* ($(date +%T))"; }
 [ "$(id -u)" -eq 0 ] || die "run as root (debootstrap, chroot and dpkg need it)"
 
 missing=()
-for p in qemu-user-static lintian debootstrap binutils; do
+for p in qemu-user-static lintian debootstrap binutils reprepro gnupg python3; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
 done
 if [ ${#missing[@]} -gt 0 ]; then
@@ -72,7 +78,11 @@ fi
 
 tmp=$(mktemp -d /tmp/acbridge-test-cross.XXXXXX)
 chroot_dir=""
+server_pid=""
 cleanup() {
+	[ -z "$server_pid" ] || kill "$server_pid" 2>/dev/null
+	# The gpg-agent that the repository test's keys started.
+	[ ! -d "$tmp/gnupg" ] || GNUPGHOME="$tmp/gnupg" gpgconf --kill all 2>/dev/null
 	if [ -n "$chroot_dir" ]; then
 		mountpoint -q "$chroot_dir/proc" && umount "$chroot_dir/proc"
 		# Never delete through a mount that is still there.
@@ -131,6 +141,14 @@ for a in arm64 armhf; do
 	status=$?
 	sed 's/^/    /' "$tmp/test-$a.txt" | grep -v '^    \(=== RUN\|--- PASS\|PASS$\)' | tail -40
 	check "$a: go test $TEST_PKGS under qemu ($(($(date +%s) - start)) s)" test "$status" -eq 0
+
+	start=$(date +%s)
+	# shellcheck disable=SC2086
+	env "${envs[@]}" "$GO" test -tags "$TAGS" -count=1 -exec "$q" -v -run '^TestEcho' \
+		-bench '^BenchmarkEchoFrame$' -benchtime 100x ./audio >"$tmp/echo-$a.txt" 2>&1
+	status=$?
+	grep -E 'ERLE|near end|^BenchmarkEchoFrame|^--- FAIL|^(ok|FAIL)' "$tmp/echo-$a.txt" | sed 's/^/    /'
+	check "$a: echo canceller (libspeexdsp) tests under qemu ($(($(date +%s) - start)) s)" test "$status" -eq 0
 done
 
 # ---------------------------------------------------------------------------
@@ -170,6 +188,11 @@ want_files=(
 	/usr/share/doc/acbridge/copyright
 	/usr/share/doc/acbridge/changelog.Debian.gz
 	/usr/share/man/man1/acbridge.1.gz
+	/lib/systemd/system/acbridge-provision.service
+	/etc/apt/apt.conf.d/52acbridge-unattended-upgrades
+	/usr/share/doc/acbridge/examples/acbridge.sources
+	/usr/share/doc/acbridge/examples/prometheus/acbridge-alerts.yml
+	/usr/share/doc/acbridge/fleet.md
 )
 
 for a in amd64 arm64 armhf; do
@@ -203,7 +226,11 @@ for a in amd64 arm64 armhf; do
 		check "$a: ships $f" grep -qx "$f" "$tmp/contents-$a"
 	done
 	dpkg-deb --ctrl-tarfile "$deb" | tar -xO ./conffiles >"$tmp/conffiles-$a"
-	check "$a: conffiles is /etc/acbridge/acbridge.toml" test "$(cat "$tmp/conffiles-$a")" = /etc/acbridge/acbridge.toml
+	check "$a: conffiles are the apt snippet and /etc/acbridge/acbridge.toml" \
+		test "$(sort "$tmp/conffiles-$a" | tr '\n' ' ')" = "/etc/acbridge/acbridge.toml /etc/apt/apt.conf.d/52acbridge-unattended-upgrades "
+	dpkg-deb --fsys-tarfile "$deb" | tar -xO ./usr/share/doc/acbridge/copyright >"$tmp/copyright-$a"
+	check "$a: copyright is machine-readable and names $(grep -c '^Files: ' "$tmp/copyright-$a") file sets (acbridge, Go, modules)" \
+		grep -qx 'Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/' "$tmp/copyright-$a"
 
 	lintian --tag-display-limit 0 "$deb" >"$tmp/lintian-$a.txt" 2>&1
 	sed 's/^/    lintian: /' "$tmp/lintian-$a.txt" | grep -v 'running with root privileges'
@@ -213,12 +240,13 @@ done
 # ---------------------------------------------------------------------------
 section "4. amd64 package in a Debian 12 chroot"
 # The base system is made once and kept as a tarball (about 35 s, then 5 s).
-base="$CROSS_CACHE/bookworm-minbase.tar.gz"
+# unattended-upgrades (and the python3 it needs) comes with it for section 5.
+base="$CROSS_CACHE/bookworm-minbase-uu.tar.gz"
 if [ ! -f "$base" ]; then
-	echo "    debootstrap --variant=minbase bookworm (once; cached in $base)"
+	echo "    debootstrap --variant=minbase --include=unattended-upgrades bookworm (once; cached in $base)"
 	mkdir -p "$CROSS_CACHE"
 	bs=$(mktemp -d /tmp/acbridge-debootstrap.XXXXXX)
-	debootstrap --variant=minbase bookworm "$bs" "$MIRROR" >"$tmp/debootstrap.log" 2>&1 ||
+	debootstrap --variant=minbase --include=unattended-upgrades bookworm "$bs" "$MIRROR" >"$tmp/debootstrap.log" 2>&1 ||
 		{ tail -20 "$tmp/debootstrap.log"; rm -rf "$bs"; die "debootstrap failed"; }
 	tar -C "$bs" -czf "$base.tmp" . && mv "$base.tmp" "$base"
 	rm -rf "$bs"
@@ -274,9 +302,14 @@ printf '{"canary":true}\n' >"$chroot_dir/var/lib/acbridge/keystore.json"
 chroot "$chroot_dir" chown acbridge:acbridge /var/lib/acbridge/keystore.json
 chmod 0600 "$chroot_dir/var/lib/acbridge/keystore.json"
 sum_before=$(cat "$chroot_dir/etc/acbridge/acbridge.toml" "$chroot_dir/etc/acbridge/token" "$chroot_dir/var/lib/acbridge/keystore.json" | sha256sum)
-dpkg-deb -R "$deb" "$tmp/up"
-sed -i 's/^Version: \(.*\)$/Version: \1+up1/' "$tmp/up/DEBIAN/control"
-dpkg-deb -b --root-owner-group "$tmp/up" "$chroot_dir/tmp/acbridge-up.deb" >/dev/null
+# newer IN OUT SUFFIX: OUT is the package IN with SUFFIX added to its version.
+newer() {
+	rm -rf "$tmp/newer"
+	dpkg-deb -R "$1" "$tmp/newer"
+	sed -i "s/^Version: \(.*\)\$/Version: \1$3/" "$tmp/newer/DEBIAN/control"
+	dpkg-deb -b --root-owner-group "$tmp/newer" "$2" >/dev/null
+}
+newer "$deb" "$chroot_dir/tmp/acbridge-up.deb" +up1
 in_chroot dpkg -i /tmp/acbridge-up.deb >"$tmp/upgrade.log" 2>&1
 status=$?
 [ "$status" -eq 0 ] || tail -20 "$tmp/upgrade.log"
@@ -298,6 +331,9 @@ check "dpkg --purge acbridge" test $? -eq 0
 check "purge deletes /etc/acbridge and /var/lib/acbridge" bash -c "[ ! -e '$chroot_dir/etc/acbridge' ] && [ ! -e '$chroot_dir/var/lib/acbridge' ]"
 check "purge removes the statoverride" bash -c "! chroot '$chroot_dir' dpkg-statoverride --list /etc/acbridge/acbridge.toml >/dev/null"
 check "purge leaves no enable link or mask" bash -c "[ ! -e '$chroot_dir/etc/systemd/system/multi-user.target.wants/acbridge.service' ] && [ ! -L '$chroot_dir/etc/systemd/system/acbridge.service' ]"
+
+# ---------------------------------------------------------------------------
+. "$root/scripts/test-fleet.sh"
 
 echo
 echo "test-cross: $passed passed, $failed failed"

@@ -39,8 +39,9 @@ type Station struct {
 	Photo   *Photo           // nil: photo not enabled
 	Buttons button.Source    // nil: no control configured
 	LED     button.Indicator // button.NopIndicator without an LED
-	Mic     *audio.Mic       // nil: no microphone found
+	Mic     *audio.LazyMic   // resolved when the first voice session needs it
 	Speaker *Speaker         // opens the device on the agent's first audio
+	Volume  *audio.Volume    // the speaker's level (ducked while TALK is held)
 	Kiosk   *kiosk.Server    // nil: no kiosk page
 	// Texts are typed turns: standard input's lines (run --stdin-text) that
 	// are not a terminal key's character; nil: none.
@@ -124,17 +125,23 @@ func (s *Station) openPhoto(_ context.Context, _ *Options, log *slog.Logger) err
 	return nil
 }
 
-// openAudio resolves the microphone (opened per turn) and prepares the
-// speaker (opened when an agent's voice first arrives). A kiosk without
-// them still talks to text agents.
+// openAudio prepares the microphone (resolved when the first WebRTC
+// session starts, opened per turn) and the speaker (opened when an agent's
+// voice first arrives). Until then the sound system is not loaded, and a
+// kiosk without them still talks to text agents.
 func (s *Station) openAudio(_ context.Context, _ *Options, log *slog.Logger) error {
-	if mic, err := audio.OpenMic(&audio.MicOptions{Device: s.cfg.Audio.Microphone, Logger: log.With("part", "audio")}); err != nil {
-		log.Info("no microphone: agents that own voice cannot hear this kiosk", "err", err)
-	} else {
-		s.Mic = mic
-		s.closers = append(s.closers, mic.Close)
+	alog := log.With("part", "audio")
+	vol, echo, err := voiceParts(s.cfg.Audio, alog)
+	if err != nil {
+		return err
 	}
-	s.Speaker = &Speaker{opts: audio.SpeakerOptions{Device: s.cfg.Audio.Speaker, Logger: log.With("part", "audio")}, log: log}
+	s.Volume = vol
+	if echo != nil {
+		s.closers = append(s.closers, echo.Close)
+	}
+	s.Mic = audio.NewLazyMic(&audio.MicOptions{Device: s.cfg.Audio.Microphone, Echo: echo, Logger: alog})
+	s.closers = append(s.closers, s.Mic.Close)
+	s.Speaker = &Speaker{opts: audio.SpeakerOptions{Device: s.cfg.Audio.Speaker, Volume: vol, Echo: echo, Logger: alog}, log: log}
 	s.closers = append(s.closers, s.Speaker.Close)
 	return nil
 }

@@ -195,7 +195,8 @@ func stream(ctx context.Context, ag *client.Agent, d, turn time.Duration) (*stre
 	}
 	defer mic.Close()
 	sink := &countSink{}
-	tr, err := ag.DialWebRTC(ctx, &client.WebRTCOptions{Mic: mic, Sink: sink})
+	tr, err := ag.DialWebRTC(ctx, &client.WebRTCOptions{Mic: mic, Sink: sink,
+		NewDecoder: func() (client.Decoder, error) { return audio.NewDecoder() }})
 	if err != nil {
 		return nil, err
 	}

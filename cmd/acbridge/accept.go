@@ -35,8 +35,8 @@ func acbridgeVersion() string {
 func runAccept(ctx context.Context, e *env, args []string) int {
 	fs := newFlagSet(e, "accept", "[--config FILE] [--report out.json] [--junit out.xml] [--only STEPS] [--simulate] [--show PATH] [--replay]")
 	cfgPath := fs.String("config", config.DefaultPath, "configuration `file`")
-	reportPath := fs.String("report", "", "write the JSON report to `file`")
-	junitPath := fs.String("junit", "", "write the JUnit XML report to `file` (for CI dashboards)")
+	reportPath := fs.String("report", "", "write the JSON report to `file`; a directory gets <host>-<UTC time>.json, for collecting many kiosks' reports (docs/fleet.md)")
+	junitPath := fs.String("junit", "", "write the JUnit XML report to `file` (for CI dashboards); a directory as for --report")
 	only := fs.String("only", "", "run only these comma-separated `steps`: groups (environment, nfc, buttons, camera, audio, agent) or step ids such as nfc.tap1 (docs/acceptance.md)")
 	simulate := fs.Bool("simulate", false, "run the checklist against a simulated kiosk (virtual reader, test camera and microphone, FIFO keypad, local reference agent) that answers its own prompts")
 	show := fs.String("show", "", "write the acceptance photo to `path` to look at it; without it the photo is never kept")
@@ -101,11 +101,14 @@ func finishReport(e *env, rep *accept.Report, jsonPath, junitPath string) int {
 		status = 1
 	}
 	for _, w := range []struct {
-		path  string
-		write func(io.Writer) error
-	}{{jsonPath, rep.WriteJSON}, {junitPath, rep.WriteJUnit}} {
+		path, ext string
+		write     func(io.Writer) error
+	}{{jsonPath, ".json", rep.WriteJSON}, {junitPath, ".xml", rep.WriteJUnit}} {
 		if w.path == "" {
 			continue
+		}
+		if fi, err := os.Stat(w.path); err == nil && fi.IsDir() {
+			w.path = filepath.Join(w.path, rep.FileName(w.ext))
 		}
 		if err := writeReport(w.path, w.write); err != nil {
 			fmt.Fprintf(e.Stderr, "acbridge: writing the report: %v\n", err)

@@ -72,6 +72,9 @@ func build(ctx context.Context, cfg *config.Config, e *env, log *slog.Logger, li
 	p.closers = append(p.closers, st.Close)
 	if cfg.Metrics.Listen != "" {
 		p.metrics = bridge.NewMetrics()
+		if err := p.metrics.Register(fleetCollectors(cfg, p)...); err != nil {
+			return fail(fmt.Errorf("metrics: %w", err))
+		}
 		ln, err := net.Listen("tcp", cfg.Metrics.Listen)
 		if err != nil {
 			return fail(fmt.Errorf("metrics: %w", err))
@@ -159,10 +162,7 @@ func bridgeOptions(cfg *config.Config, p *parts, e *env, onState func(bridge.Sta
 	if p.station.Kiosk != nil {
 		o.Display = p.station.Kiosk.Display
 	}
-	if p.station.Mic != nil {
-		o.Mic = p.station.Mic
-	}
-	o.Speaker = p.station.Speaker
+	o.OpenMic, o.Speaker, o.Volume = p.station.Mic.Open, p.station.Speaker, p.station.Volume
 	o.EngagementIdle = cfg.Audio.EngagementIdle.Duration
 	return o
 }

@@ -14,16 +14,12 @@ import (
 	"os/signal"
 	"sort"
 	"syscall"
+
+	"github.com/agentcall/acbridge/internal/cli"
 )
 
-// env is what a subcommand may touch of the process: its streams. Passing it
-// in (instead of using os.Stdout) lets tests run subcommands in-process and
-// check every byte they print (canary tests).
-type env struct {
-	Stdin  io.Reader
-	Stdout io.Writer
-	Stderr io.Writer
-}
+// env is what a subcommand may touch of the process: its streams.
+type env = cli.Env
 
 type command struct {
 	name    string

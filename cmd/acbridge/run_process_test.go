@@ -276,6 +276,11 @@ func TestRunDaemonEndToEnd(t *testing.T) {
 	if !strings.Contains(metrics, `acbridge_observations_sent_total{kind="scan"}`) {
 		t.Errorf("metrics missing or incomplete:\n%s", metrics)
 	}
+	// The fleet labels (docs/fleet.md): which kiosk, which secret, which devices.
+	if !regexp.MustCompile(`acbridge_kiosk_info\{keystore_fingerprint="ks1-[0-9a-f]{16}",kiosk_id="[^"]+",version="[^"]*"\} 1`).MatchString(metrics) ||
+		!strings.Contains(metrics, `acbridge_device_present{device="reader"} 1`) || !strings.Contains(metrics, `acbridge_device_present{device="camera"} 1`) {
+		t.Errorf("fleet metrics missing:\n%s", metrics)
+	}
 
 	// SIGHUP reloads the configuration and reconnects with it.
 	connects := strings.Count(d.out.String(), "[connected to")

@@ -153,12 +153,17 @@ func TestFloodIgnoresCancel(t *testing.T) {
 	deltas(2000)
 	c.text(`{"type":"session.end"}`)
 	deltas(100)
-	c.nc.Close()
+	// A close frame, then drain until the agent ends the connection:
+	// closing with deltas unread would reset it, and the agent could lose
+	// session.end before reading it.
+	c.send(opClose, string(closeFrame(1000, "")))
+	c.nc.SetReadDeadline(time.Now().Add(5 * time.Second))
+	io.Copy(io.Discard, c.br)
 	conns := waitConns(t, a, 1)
 	if got := a.Types(); !slices.Equal(got, []string{"session.start", "user.turn", "response.cancel", "session.end"}) {
 		t.Fatalf("recorded types %q", got)
 	}
-	if conns[0].Deltas < 4100 || conns[0].CloseCode != 0 {
+	if conns[0].Deltas < 4100 || conns[0].CloseCode != 1000 {
 		t.Fatalf("recorded %+v", conns[0])
 	}
 }

@@ -58,6 +58,21 @@ func NewAPI(tune func(*webrtc.SettingEngine)) (*webrtc.API, error) {
 	s.DetachDataChannels()
 	s.SetSCTPMaxMessageSize(protocol.MaxFrameBytes)
 	s.SetICEMulticastDNSMode(ice.MulticastDNSModeDisabled)
+	// pion waits before nominating a pair whose candidate is not a host
+	// one (srflx 0.5 s, prflx 1 s), in case a better pair succeeds
+	// meanwhile. Without trickle both candidate lists are complete before
+	// the first check, so every direct pair is already being checked: the
+	// wait only delays a connection that has no host pair, such as an
+	// agent behind a NAT, or a browser whose answer lists only mDNS names
+	// (never resolved, see client.candidateLog) or no candidate at all,
+	// which then connects through the peer-reflexive address of its own
+	// checks (1.0 s → 10 ms on loopback, docs/conformance.md). Relay keeps
+	// pion's wait: a direct pair that succeeds meanwhile spares the TURN
+	// server. Only the controlling side, the client, nominates; the
+	// answering agent is unaffected.
+	s.SetHostAcceptanceMinWait(0)
+	s.SetSrflxAcceptanceMinWait(0)
+	s.SetPrflxAcceptanceMinWait(0)
 	if tune != nil {
 		tune(&s)
 	}

@@ -9,8 +9,8 @@ import (
 	"github.com/pion/webrtc/v4"
 )
 
-// loopbackPeer is a peer connection of the profile's API on loopback.
-func loopbackPeer(t *testing.T) *webrtc.PeerConnection {
+// loopbackAPI is the profile's API on loopback.
+func loopbackAPI(t *testing.T) *webrtc.API {
 	t.Helper()
 	api, err := NewAPI(func(s *webrtc.SettingEngine) {
 		s.SetIncludeLoopbackCandidate(true)
@@ -19,7 +19,13 @@ func loopbackPeer(t *testing.T) *webrtc.PeerConnection {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pc, err := api.NewPeerConnection(webrtc.Configuration{})
+	return api
+}
+
+// loopbackPeer is a peer connection of the profile's API on loopback.
+func loopbackPeer(t *testing.T) *webrtc.PeerConnection {
+	t.Helper()
+	pc, err := loopbackAPI(t).NewPeerConnection(webrtc.Configuration{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -30,6 +36,13 @@ func loopbackPeer(t *testing.T) *webrtc.PeerConnection {
 func connectPair(t *testing.T) (a, b *webrtc.PeerConnection, ca, cb *Channel) {
 	t.Helper()
 	a, b = loopbackPeer(t), loopbackPeer(t)
+	ca, cb = connect(t, a, b)
+	return a, b, ca, cb
+}
+
+// connect runs offer (a) and answer (b) and returns each side's channel.
+func connect(t *testing.T, a, b *webrtc.PeerConnection) (ca, cb *Channel) {
+	t.Helper()
 	opened := make(chan *Channel, 2)
 	detach := func(dc *webrtc.DataChannel) {
 		dc.OnOpen(func() {
@@ -81,7 +94,7 @@ func connectPair(t *testing.T) (a, b *webrtc.PeerConnection, ca, cb *Channel) {
 			t.Fatal("the channel did not open")
 		}
 	}
-	return a, b, ca, cb
+	return ca, cb
 }
 
 // Half a megabyte written just before Close arrives whole: Close waits for

@@ -1,6 +1,8 @@
 package sdpcheck
 
 import (
+	"fmt"
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -77,6 +79,43 @@ func MaxMessageSize(m *sdp.MediaDescription) int {
 		return DefaultMaxMessageSize
 	}
 	return int(n)
+}
+
+// MaxMessageSizeSource says where MaxMessageSize's figure comes from, in
+// SDP terms, so that a refusal names the line the peer must change: the
+// attribute as written, or its absence (RFC 8841 §6.1's default). The
+// peer's own value is never echoed beyond a number.
+func MaxMessageSizeSource(m *sdp.MediaDescription) string {
+	v, ok := m.Attribute("max-message-size")
+	if !ok {
+		return fmt.Sprintf("no a=max-message-size, which means %d (RFC 8841 §6.1)", DefaultMaxMessageSize)
+	}
+	n, err := strconv.ParseUint(strings.TrimSpace(v), 10, 32)
+	if err != nil {
+		return fmt.Sprintf("an a=max-message-size that is not a number, taken as %d", DefaultMaxMessageSize)
+	}
+	return fmt.Sprintf("a=max-message-size:%d", n)
+}
+
+var maxMessageSizeLine = regexp.MustCompile(`(?m)^a=max-message-size:[ \t]*(\d+)[ \t]*(\r?)$`)
+
+// ForPion restates the max-message-size of a description about to be
+// handed to pion the way pion reads it: 0, which means no limit (RFC 8841
+// §6.1), becomes n, the largest message this side ever sends, since pion
+// reads 0 as "unset" and then refuses to send over 65535 bytes; spaces
+// around the number, which MaxMessageSize allows and pion does not, go.
+func ForPion(raw string, n int) string {
+	return maxMessageSizeLine.ReplaceAllStringFunc(raw, func(line string) string {
+		m := maxMessageSizeLine.FindStringSubmatch(line)
+		v, err := strconv.ParseUint(m[1], 10, 32)
+		switch {
+		case err != nil:
+			return line
+		case v == 0:
+			v = uint64(n)
+		}
+		return "a=max-message-size:" + strconv.FormatUint(v, 10) + m[2]
+	})
 }
 
 // IsDataChannel recognises a data channel section in the RFC 8841 form

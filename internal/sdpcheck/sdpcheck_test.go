@@ -60,4 +60,23 @@ func TestSections(t *testing.T) {
 	if MaxMessageSize(m[2]) != 131072 || MaxMessageSize(m[3]) != DefaultMaxMessageSize || MaxMessageSize(m[4]) != DefaultMaxMessageSize {
 		t.Error("MaxMessageSize misread a section")
 	}
+	for i, want := range map[int]string{
+		2: "a=max-message-size:131072",
+		3: "no a=max-message-size, which means 65536 (RFC 8841 §6.1)",
+		4: "an a=max-message-size that is not a number, taken as 65536",
+	} {
+		if got := MaxMessageSizeSource(m[i]); got != want {
+			t.Errorf("section %d: MaxMessageSizeSource %q, want %q", i, got, want)
+		}
+	}
+}
+
+func TestForPion(t *testing.T) {
+	in := "m=application 9 UDP/DTLS/SCTP webrtc-datachannel\r\na=max-message-size:0\r\na=max-message-size: 00\na=max-message-size:\t262144 \r\n" +
+		"a=max-message-size:1073741823\r\na=max-message-size:99999999999\r\na=max-message-size:lots\r\n"
+	want := "m=application 9 UDP/DTLS/SCTP webrtc-datachannel\r\na=max-message-size:131072\r\na=max-message-size:131072\na=max-message-size:262144\r\n" +
+		"a=max-message-size:1073741823\r\na=max-message-size:99999999999\r\na=max-message-size:lots\r\n"
+	if got := ForPion(in, 131072); got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
 }

@@ -6,10 +6,10 @@
 // into one error that names the fix ("no speaker found: ..."), so the raw
 // lines are noise in the daemon's journal.
 //
-// The handler is installed at program start, from this package's init:
-// its import path sorts before the mediadevices microphone driver's, whose
-// init already enumerates capture devices. alsa-lib is looked up with
-// dlopen, as miniaudio does, so a program without libasound still runs.
+// Install puts the handler in place; package audio calls it before each
+// sound-system context it creates, so that nothing is loaded in a process
+// that never uses sound. alsa-lib is looked up with dlopen, as miniaudio
+// does, so a program without libasound still runs.
 package alsaquiet
 
 /*
@@ -35,4 +35,9 @@ static void acbridge_alsa_install(void) {
 */
 import "C"
 
-func init() { C.acbridge_alsa_install() }
+import "sync"
+
+var once sync.Once
+
+// Install silences alsa-lib's error output; only the first call does work.
+func Install() { once.Do(func() { C.acbridge_alsa_install() }) }

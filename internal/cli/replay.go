@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"context"
@@ -10,12 +10,10 @@ import (
 	"github.com/agentcall/acbridge/keystore"
 )
 
-func init() {
-	register(command{name: "replay", summary: "play a walkthrough trace against a live agent and check its answers", run: runReplay})
-}
-
-func runReplay(ctx context.Context, e *env, args []string) int {
-	fs := newFlagSet(e, "replay", "--agent URL [--trace FILE] [--transport websocket|webrtc] [--allow-insecure-local] [--token-file FILE] [--strict-text] [--json]")
+// Replay is "acbridge replay": it plays a walkthrough trace against a live
+// agent and returns the exit status.
+func Replay(ctx context.Context, e *Env, args []string) int {
+	fs := NewFlagSet(e, "replay", "--agent URL [--trace FILE] [--transport websocket|webrtc] [--allow-insecure-local] [--token-file FILE] [--strict-text] [--json]")
 	agentURL := fs.String("agent", "", "agent base `URL` (the card is fetched from URL/.well-known/agent-card.json)")
 	tracePath := fs.String("trace", "", "trace `file`: a fixture file's walkthrough or a JSON array of steps (default: the public walkthrough)")
 	transport := fs.String("transport", "", "require this transport: websocket or webrtc (default: what the card offers)")
@@ -23,7 +21,7 @@ func runReplay(ctx context.Context, e *env, args []string) int {
 	tokenFile := fs.String("token-file", "", "bearer token `file` (mode 0600), sent only to the card's own origin")
 	strict := fs.Bool("strict-text", false, "also compare the agent's texts with the trace's")
 	asJSON := fs.Bool("json", false, "print the report as JSON")
-	if code, ok := parseFlags(e, fs, args); !ok {
+	if code, ok := ParseFlags(e, fs, args); !ok {
 		return code
 	}
 	if *agentURL == "" {
@@ -34,16 +32,11 @@ func runReplay(ctx context.Context, e *env, args []string) int {
 		fmt.Fprintln(e.Stderr, "acbridge replay: --transport must be websocket or webrtc")
 		return 2
 	}
-	raw := conformance.PublicFixtures
-	if *tracePath != "" {
-		b, err := readBounded(*tracePath, conformance.MaxFixtureBytes)
-		if err != nil {
-			fmt.Fprintf(e.Stderr, "acbridge replay: %v\n", err)
-			return 2
-		}
-		raw = b
+	raw, err := fixtureBytes(*tracePath)
+	var steps []conformance.Step
+	if err == nil {
+		steps, err = conformance.ParseTrace(raw)
 	}
-	steps, err := conformance.ParseTrace(raw)
 	if err != nil {
 		fmt.Fprintf(e.Stderr, "acbridge replay: %v\n", err)
 		return 2

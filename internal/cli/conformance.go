@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"context"
@@ -11,27 +11,20 @@ import (
 	"github.com/agentcall/acbridge/conformance"
 )
 
-func init() {
-	register(command{name: "conformance", summary: "check a fixture file (default: the public 0.1 fixtures) against the contract", run: runConformance})
-}
-
-func runConformance(_ context.Context, e *env, args []string) int {
-	fs := newFlagSet(e, "conformance", "[--fixtures FILE] [--json]")
+// Conformance is "acbridge conformance": it checks a fixture file against
+// the contract and returns the exit status.
+func Conformance(_ context.Context, e *Env, args []string) int {
+	fs := NewFlagSet(e, "conformance", "[--fixtures FILE] [--json]")
 	path := fs.String("fixtures", "", "fixture `file` to check (default: the embedded public physical-conformance.json)")
 	asJSON := fs.Bool("json", false, "print a JSON report instead of one line per case")
-	if code, ok := parseFlags(e, fs, args); !ok {
+	if code, ok := ParseFlags(e, fs, args); !ok {
 		return code
 	}
-	raw := conformance.PublicFixtures
-	if *path != "" {
-		b, err := readBounded(*path, conformance.MaxFixtureBytes)
-		if err != nil {
-			fmt.Fprintf(e.Stderr, "acbridge conformance: %v\n", err)
-			return 2
-		}
-		raw = b
+	raw, err := fixtureBytes(*path)
+	var f *conformance.Fixtures
+	if err == nil {
+		f, err = conformance.Parse(raw)
 	}
-	f, err := conformance.Parse(raw)
 	if err != nil {
 		fmt.Fprintf(e.Stderr, "acbridge conformance: %v\n", err)
 		return 2
@@ -71,6 +64,15 @@ func outcome(o conformance.Outcome) string {
 		return "invalid"
 	}
 	return "invalid [" + strings.Join(o.Errors, " ") + "]"
+}
+
+// fixtureBytes reads a fixture or trace file, the embedded public fixtures
+// when path is empty.
+func fixtureBytes(path string) ([]byte, error) {
+	if path == "" {
+		return conformance.PublicFixtures, nil
+	}
+	return readBounded(path, conformance.MaxFixtureBytes)
 }
 
 // readBounded reads a local file, refusing one larger than limit while

@@ -1,0 +1,86 @@
+package bridge_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/agentcall/acbridge/audio"
+	"github.com/agentcall/acbridge/bridge"
+	"github.com/agentcall/acbridge/button"
+)
+
+func waitDucked(t *testing.T, v *audio.Volume, want bool) {
+	t.Helper()
+	for deadline := time.Now().Add(5 * time.Second); v.Ducked() != want; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the speaker's ducking is %v, want %v", v.Ducked(), want)
+		}
+	}
+}
+
+func newVolume(t *testing.T) *audio.Volume {
+	v, err := audio.NewVolume(100, audio.MuteDB)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+// Push-to-talk ducks the speaker exactly while TALK is held: restored on
+// the release, and on a cancel.
+func TestPushToTalkDucksTheSpeaker(t *testing.T) {
+	vol := newVolume(t)
+	r, _, _ := voiceRig(t, true, 0, nil, func(_ *audio.MicOptions, o *bridge.Options) { o.Volume = vol })
+	waitFor(t, r.out, "[hold TALK to speak to the agent]", 1)
+	if vol.Ducked() {
+		t.Fatal("ducked before any press")
+	}
+	r.buttons.Press(button.Talk)
+	waitFor(t, r.out, "[listening: speak, then let go of TALK]", 1)
+	waitDucked(t, vol, true)
+	time.Sleep(300 * time.Millisecond)
+	r.buttons.Release(button.Talk)
+	waitFor(t, r.out, "[spoken]", 1)
+	waitDucked(t, vol, false)
+	waitFor(t, r.out, "agent: Heard", 1)
+	waitRuns(t, r.out, 1)
+
+	r.buttons.Press(button.Talk)
+	waitFor(t, r.out, "[listening: speak, then let go of TALK]", 2)
+	waitDucked(t, vol, true)
+	r.buttons.Tap(button.Cancel, true)
+	waitFor(t, r.out, "[talk cancelled", 1)
+	waitDucked(t, vol, false)
+	r.buttons.Release(button.Talk)
+}
+
+// An engagement is a two-way conversation: with an echo canceller on the
+// microphone the agent keeps its voice; without one it is ducked like
+// push-to-talk.
+func TestEngagementDucksOnlyWithoutEchoCancellation(t *testing.T) {
+	for _, cancel := range []bool{true, false} {
+		vol := newVolume(t)
+		var p *audio.Processor
+		if cancel {
+			var err error
+			if p, err = audio.NewProcessor(&audio.EchoOptions{Cancel: true}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		r, _, _ := voiceRig(t, false, time.Minute, nil, func(m *audio.MicOptions, o *bridge.Options) { m.Echo, o.Volume = p, vol })
+		waitFor(t, r.out, "[press TALK to speak to the agent", 1)
+		r.press(button.Talk)
+		waitFor(t, r.out, "[listening: speak to the agent", 1)
+		time.Sleep(300 * time.Millisecond)
+		if vol.Ducked() == cancel {
+			t.Errorf("echo cancellation %v: ducked %v during the engagement", cancel, vol.Ducked())
+		}
+		r.press(button.Talk)
+		waitFor(t, r.out, "[stopped listening]", 1)
+		waitDucked(t, vol, false)
+		r.stop()
+		if p != nil {
+			p.Close()
+		}
+	}
+}

@@ -1,0 +1,80 @@
+package bridge_test
+
+import (
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/agentcall/acbridge/agent"
+	"github.com/agentcall/acbridge/audio"
+	"github.com/agentcall/acbridge/bridge"
+	"github.com/agentcall/acbridge/button"
+)
+
+// countingOpener resolves the test microphone through Options.OpenMic and
+// counts the calls; fail makes it report no microphone.
+type countingOpener struct {
+	calls atomic.Int32
+	fail  bool
+	lazy  *audio.LazyMic
+}
+
+func (c *countingOpener) open() (*audio.Mic, error) {
+	c.calls.Add(1)
+	if c.fail {
+		return nil, audio.ErrNoMicrophone
+	}
+	return c.lazy.Open()
+}
+
+func lazyMicRig(t *testing.T, agentOpts *agent.Options, fail bool) (*rig, *countingOpener) {
+	c := &countingOpener{fail: fail, lazy: audio.NewLazyMic(&audio.MicOptions{Device: audio.TestDevice})}
+	t.Cleanup(func() { c.lazy.Close() })
+	r := newRig(t, func(r *rig) {
+		r.agentOpts = agentOpts
+		r.tune = func(o *bridge.Options) { o.OpenMic = c.open }
+	})
+	return r, c
+}
+
+// A session with a text agent never resolves the microphone: the sound
+// system stays unloaded on a kiosk that does not carry voice.
+func TestMicrophoneNotResolvedForTextAgents(t *testing.T) {
+	r, c := lazyMicRig(t, nil, false)
+	r.press(button.Scan)
+	waitFor(t, r.out, "[reader armed", 1)
+	if n := c.calls.Load(); n != 0 {
+		t.Fatalf("the microphone was resolved %d times for a WebSocket agent", n)
+	}
+}
+
+// The first WebRTC session resolves it, once, and voice works with it.
+func TestMicrophoneResolvedByTheFirstVoiceSession(t *testing.T) {
+	r, c := lazyMicRig(t, &agent.Options{Transport: "webrtc"}, false)
+	waitFor(t, r.out, "[hold TALK to speak to the agent]", 1)
+	if n := c.calls.Load(); n != 1 {
+		t.Fatalf("resolved %d times, want 1", n)
+	}
+	mic, err := c.lazy.Open()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.buttons.Press(button.Talk)
+	waitFor(t, r.out, "[listening", 1)
+	time.Sleep(500 * time.Millisecond)
+	r.buttons.Release(button.Talk)
+	waitFor(t, r.out, "[spoken]", 1)
+	if mic.Stats().Runs != 1 {
+		t.Fatalf("the resolved microphone ran %d times, want 1", mic.Stats().Runs)
+	}
+}
+
+// A microphone that cannot be resolved leaves the session without voice,
+// as no microphone configured does.
+func TestMicrophoneThatCannotBeResolved(t *testing.T) {
+	r, c := lazyMicRig(t, &agent.Options{Transport: "webrtc"}, true)
+	waitFor(t, r.out, "no microphone is configured", 1)
+	if n := c.calls.Load(); n != 1 {
+		t.Fatalf("resolved %d times, want 1", n)
+	}
+}
