@@ -3,13 +3,12 @@ package accept
 import (
 	"context"
 	"fmt"
-	"image"
 	"os"
 	"time"
 
-	"github.com/agentcall/acbridge/camera"
 	"github.com/agentcall/acbridge/jpeg"
 	"github.com/agentcall/acbridge/protocol"
+	"github.com/agentcall/acbridge/station"
 )
 
 // Mean luma bounds of a usable photo (8-bit Y'): below, the picture is
@@ -33,8 +32,8 @@ func (r *runner) cameraCapture(ctx context.Context, t *T) error {
 		t.note("the photo modality is not enabled (modalities.enabled); checking the camera anyway")
 	}
 	c := r.cfg.Camera
-	cam, err := camera.New(camera.Config{Device: c.Device, Rotation: c.Rotation, Mirror: c.Mirror,
-		Settle: camera.Settle{MaxFrames: c.SettleFrames, MaxWait: c.SettleTimeout.Duration}, Logger: r.o.Logger})
+	// The daemon's pipeline: what is measured here is what agents get.
+	cam, err := station.NewPhoto(c, r.o.Logger)
 	if err != nil {
 		return failErr(err, "fix the [camera] table (acbridge run --check-config)")
 	}
@@ -51,10 +50,9 @@ func (r *runner) cameraCapture(ctx context.Context, t *T) error {
 	if !frame.Settled {
 		t.note("exposure did not settle within %d frames or %v; the last frame was used (raise camera.settle_timeout if photos come out dark)", c.SettleFrames, c.SettleTimeout.Duration)
 	}
-	luma := meanLuma(frame.Image)
+	luma := frame.MeanLuma
 	t.measure("meanLuma", luma, "")
-	res, err := jpeg.Encode(frame.Image, nil)
-	frame.Image = nil
+	res, err := cam.Encode(frame)
 	if err != nil {
 		return failErr(err, "the frame could not be encoded: report this as an acbridge bug, with the camera model")
 	}
@@ -90,28 +88,4 @@ func (r *runner) cameraCapture(ctx context.Context, t *T) error {
 		return failf("turn the camera away from direct light or lamps, or dim the scene's lighting", "the photo is blown out (mean luma %.0f of 255)", luma)
 	}
 	return nil
-}
-
-// meanLuma is the mean of Y' over a grid of every 4th pixel in both
-// directions, on 0..255.
-func meanLuma(img image.Image) float64 {
-	b := img.Bounds()
-	var sum float64
-	var n int
-	ycc, isYCC := img.(*image.YCbCr)
-	for y := b.Min.Y; y < b.Max.Y; y += 4 {
-		for x := b.Min.X; x < b.Max.X; x += 4 {
-			if isYCC {
-				sum += float64(ycc.Y[ycc.YOffset(x, y)])
-			} else {
-				r, g, bl, _ := img.At(x, y).RGBA()
-				sum += (0.299*float64(r) + 0.587*float64(g) + 0.114*float64(bl)) / 257
-			}
-			n++
-		}
-	}
-	if n == 0 {
-		return 0
-	}
-	return sum / float64(n)
 }

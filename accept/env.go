@@ -16,6 +16,7 @@ import (
 	"github.com/agentcall/acbridge/audio"
 	"github.com/agentcall/acbridge/button/evdev"
 	"github.com/agentcall/acbridge/camera"
+	"github.com/agentcall/acbridge/health"
 	"github.com/agentcall/acbridge/keystore"
 	"github.com/agentcall/acbridge/nfc"
 )
@@ -94,7 +95,7 @@ func (r *runner) envPolkit(ctx context.Context, t *T) error {
 	_, err := r.rig.readers(ctx)
 	switch {
 	case errors.Is(err, nfc.ErrAccessDenied):
-		return failErr(err, fixPolkit)
+		return failErr(err, health.Polkit.Fix)
 	case err != nil:
 		return t.needs(err, "env.pcscd", "pcscd is not reachable, so its access rules cannot be checked")
 	}
@@ -117,7 +118,7 @@ func (r *runner) envPN533(ctx context.Context, t *T) error {
 	// No reader: let package nfc say why, which includes the pn533 case.
 	st := r.rig.probeStatus(ctx, time.Second)
 	if errors.Is(st.Err, nfc.ErrKernelDriver) {
-		return failErr(st.Err, fixPN533)
+		return failErr(st.Err, health.KernelDriver.Fix)
 	}
 	t.note("no reader is connected (see nfc.reader); no pn533 binding found")
 	return nil

@@ -10,20 +10,16 @@ import (
 	"github.com/agentcall/acbridge/button"
 	"github.com/agentcall/acbridge/camera"
 	"github.com/agentcall/acbridge/client"
+	"github.com/agentcall/acbridge/health"
 	"github.com/agentcall/acbridge/keystore"
-	"github.com/agentcall/acbridge/nfc"
 )
 
-// Fixes for the failures the device packages report. Their errors already
+// Fixes for the failures the device packages report; the reader's are
+// the health registry's (fixFor), told once for the errors, doctor, accept
+// and the kiosk page. Their errors already
 // say what is wrong (and often the fix); these are the technician's next
 // action, short enough for the summary and the JUnit message.
 const (
-	fixPCSCD         = "start pcscd: systemctl enable --now pcscd.socket (without systemd: pcscd --foreground &), then run acbridge doctor"
-	fixPolkit        = "install packaging/polkit/60-acbridge-pcsc.rules as /etc/polkit-1/rules.d/60-acbridge-pcsc.rules (polkit 0.105: the .pkla file) and run acbridge as user acbridge"
-	fixNoReader      = "plug the reader in and check `pcsc_scan -r` lists it (Debian package libccid has the USB driver); nfc.reader must be empty or a name `acbridge devices` lists"
-	fixPN533         = "modprobe -r pn533_usb pn533, install packaging/modprobe-acbridge.conf as /etc/modprobe.d/acbridge.conf so they stay away, then replug the reader"
-	fixGetData       = "use a PC/SC part 3 contactless reader (ACS ACR122U or ACR1252U, Identiv uTrust 3700 F, HID Omnikey 5022)"
-	fixTagLost       = "hold the tag flat on the reader's marked spot for a second"
 	fixTagRead       = "lift the tag and run the step again; if it keeps failing, try another tag, then another reader"
 	fixCamNotFound   = "check the camera cable and `ls /dev/video*`; camera.device must be empty or a name `acbridge devices` lists"
 	fixCamPerm       = "add the service user to group video (usermod -aG video acbridge), install udev/70-acbridge.rules, restart the service"
@@ -49,18 +45,8 @@ func fixFor(err error) string {
 	switch {
 	case err == nil:
 		return ""
-	case errors.Is(err, nfc.ErrNoService):
-		return fixPCSCD
-	case errors.Is(err, nfc.ErrAccessDenied):
-		return fixPolkit
-	case errors.Is(err, nfc.ErrKernelDriver):
-		return fixPN533
-	case errors.Is(err, nfc.ErrNoReader):
-		return fixNoReader
-	case errors.Is(err, nfc.ErrGetDataUnsupported):
-		return fixGetData
-	case errors.Is(err, nfc.ErrTagLost):
-		return fixTagLost
+	case health.Of(err) != nil:
+		return health.FixOf(err)
 	case errors.Is(err, camera.ErrNotFound):
 		return fixCamNotFound
 	case errors.Is(err, camera.ErrPermission):

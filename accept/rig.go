@@ -189,7 +189,7 @@ func (g *rig) probeStatus(ctx context.Context, wait time.Duration) nfc.Status {
 		return nfc.Status{State: nfc.StateNoReader, Err: err}
 	}
 	states := make(chan nfc.Status, 4)
-	dev, err := nfc.Open(ctx, &nfc.Options{Reader: g.cfg.NFC.Reader, Aliaser: ks, Scope: g.scope(), Logger: g.log,
+	dev, err := nfc.New(ctx, &nfc.Options{Reader: g.cfg.NFC.Reader, Aliaser: ks, Scope: g.scope(), Logger: g.log,
 		Debounce: -1, OnState: func(s nfc.Status) {
 			select {
 			case states <- s:
@@ -262,19 +262,15 @@ func (g *rig) doOpenReader(ctx context.Context) (nfc.Reader, error) {
 	if err != nil {
 		return nil, err
 	}
-	dev, err := nfc.Open(g.ctx, &nfc.Options{Reader: g.cfg.NFC.Reader, Aliaser: ks, Scope: g.scope(), Logger: g.log})
+	dev, err := nfc.New(g.ctx, &nfc.Options{Reader: g.cfg.NFC.Reader, Aliaser: ks, Scope: g.scope(), Logger: g.log})
 	if err != nil {
 		return nil, err
 	}
 	g.dev = dev
 	g.wg.Add(1)
 	go func() { defer g.wg.Done(); dev.Run(g.ctx) }()
-	for dev.Status().State == nfc.StateNoReader {
-		select {
-		case <-ctx.Done():
-			return nil, fmt.Errorf("the reader did not become ready: %w", errors.Join(dev.Status().Err, ctx.Err()))
-		case <-time.After(20 * time.Millisecond):
-		}
+	if st := dev.WaitReader(ctx); st.State == nfc.StateNoReader {
+		return nil, fmt.Errorf("the reader did not become ready: %w", errors.Join(st.Err, ctx.Err()))
 	}
 	g.readyIn = time.Since(start)
 	g.ident.Reader = dev.Status().Reader

@@ -20,13 +20,13 @@ import (
 	"github.com/agentcall/acbridge/audio"
 	"github.com/agentcall/acbridge/audio/audiotest"
 	"github.com/agentcall/acbridge/button"
-	"github.com/agentcall/acbridge/button/evdev"
 	"github.com/agentcall/acbridge/camera"
 	"github.com/agentcall/acbridge/config"
 	"github.com/agentcall/acbridge/keystore"
 	"github.com/agentcall/acbridge/nfc"
 	"github.com/agentcall/acbridge/nfc/nfctest"
 	"github.com/agentcall/acbridge/nfc/vpcd"
+	"github.com/agentcall/acbridge/station"
 )
 
 // Simulated readers for SimOptions.Reader.
@@ -207,16 +207,23 @@ func randomTagUID() []byte {
 
 // pickReader uses pcscd + vpcd when pcscd lists the vpcd reader.
 func (s *Sim) pickReader(ctx context.Context) (string, string) {
+	return PickSimReader(ctx, s.o.VPCDReader)
+}
+
+// PickSimReader is how a simulated kiosk (accept --simulate, the demo)
+// chooses its reader: SimVPCD when pcscd lists the vpcd reader named
+// vpcdReader, else SimInProcess with the reason.
+func PickSimReader(ctx context.Context, vpcdReader string) (string, string) {
 	infos, err := nfc.ListReaders(ctx)
 	if err != nil {
 		return SimInProcess, "pcscd is not reachable (scripts/pcscd.sh start runs it with the vpcd driver)"
 	}
 	for _, in := range infos {
-		if in.Name == s.o.VPCDReader {
+		if in.Name == vpcdReader {
 			return SimVPCD, ""
 		}
 	}
-	return SimInProcess, fmt.Sprintf("pcscd has no vpcd reader %q (install vsmartcard-vpcd and restart pcscd)", s.o.VPCDReader)
+	return SimInProcess, fmt.Sprintf("pcscd has no vpcd reader %q (install vsmartcard-vpcd and restart pcscd)", vpcdReader)
 }
 
 func (s *Sim) startAgent() error {
@@ -343,25 +350,18 @@ func (s *Sim) Apply(o *Options) {
 	}
 }
 
-// openButtons opens the FIFO keypad the way the daemon opens an evdev
-// keypad from the configuration.
+// openButtons opens the FIFO keypad as the daemon opens the configured
+// buttons (station.OpenButtons).
 func (s *Sim) openButtons() (button.Source, error) {
-	keys := map[uint16]string{}
-	debounce, first := time.Duration(0), true
+	c := *s.Config
+	c.Buttons = nil
 	for _, b := range s.Config.Buttons {
-		if b.Source != "evdev" || b.Device != s.fifo {
-			continue
-		}
-		code, err := evdev.ParseKey(b.Key)
-		if err != nil {
-			return nil, err
-		}
-		keys[code] = b.Control
-		if first || b.Debounce.Duration > debounce {
-			debounce, first = b.Debounce.Duration, false
+		if b.Source == "evdev" && b.Device == s.fifo {
+			c.Buttons = append(c.Buttons, b)
 		}
 	}
-	return evdev.Open(&evdev.Options{Path: s.fifo, Keys: keys, Button: button.Options{Debounce: debounce, Logger: s.log}})
+	src, _, err := station.OpenButtons(&c, &station.ButtonOptions{Logger: s.log})
+	return src, err
 }
 
 // KeystorePath is the simulated kiosk's keystore.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net"
 	"net/http"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -13,12 +14,15 @@ import (
 	"github.com/agentcall/acbridge/audio"
 	"github.com/agentcall/acbridge/audio/audiotest"
 	"github.com/agentcall/acbridge/bridge"
+	"github.com/agentcall/acbridge/bridge/bridgetest"
 	"github.com/agentcall/acbridge/button"
 	"github.com/agentcall/acbridge/button/buttontest"
 	"github.com/agentcall/acbridge/camera"
 	"github.com/agentcall/acbridge/client"
 	"github.com/agentcall/acbridge/nfc/nfctest"
+	"github.com/agentcall/acbridge/notice"
 	"github.com/agentcall/acbridge/protocol"
+	"github.com/agentcall/acbridge/station"
 	"go.uber.org/goleak"
 )
 
@@ -30,7 +34,7 @@ var canaryUID = []byte{0x04, 0xCA, 0xFE, 0xBA, 0xBE, 0x13, 0x37}
 const canaryHex = "04CAFEBABE1337"
 
 // waitFor waits until the transcript has n occurrences of sub.
-func waitFor(t *testing.T, tr *bridge.Transcript, sub string, n int) {
+func waitFor(t *testing.T, tr *bridgetest.Transcript, sub string, n int) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
@@ -39,8 +43,23 @@ func waitFor(t *testing.T, tr *bridge.Transcript, sub string, n int) {
 	}
 }
 
+// armedFor matches the notice of control's collection or turn starting.
+func armedFor(control string) func(notice.Notice) bool {
+	return func(n notice.Notice) bool { return n.Kind == notice.Armed && n.Control == control }
+}
+
+// sentFrom matches the notice of control's observation or turn leaving.
+func sentFrom(control string) func(notice.Notice) bool {
+	return func(n notice.Notice) bool { return n.Kind == notice.Sent && n.Control == control }
+}
+
+// connectedWith matches a session offering exactly these modalities.
+func connectedWith(ms ...protocol.Modality) func(notice.Notice) bool {
+	return func(n notice.Notice) bool { return n.Kind == notice.Connected && slices.Equal(n.Modalities, ms) }
+}
+
 // waitRuns waits until the agent has finished n runs.
-func waitRuns(t *testing.T, tr *bridge.Transcript, n int) {
+func waitRuns(t *testing.T, tr *bridgetest.Transcript, n int) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
@@ -59,8 +78,8 @@ type rig struct {
 	reader  *nfctest.Reader
 	buttons *buttontest.Source
 	texts   chan string
-	out     *bridge.Transcript
-	log     *bridge.Transcript
+	out     *bridgetest.Transcript
+	log     *bridgetest.Transcript
 	cancel  context.CancelFunc
 	done    chan error
 	cam     *camera.Device
@@ -108,7 +127,7 @@ func (r *rig) stopAgent() {
 }
 
 func newRig(t *testing.T, setup ...func(*rig)) *rig {
-	r := &rig{t: t, texts: make(chan string), out: &bridge.Transcript{}, log: &bridge.Transcript{}, done: make(chan error, 1)}
+	r := &rig{t: t, texts: make(chan string), out: &bridgetest.Transcript{}, log: &bridgetest.Transcript{}, done: make(chan error, 1)}
 	for _, f := range setup {
 		f(r)
 	}
@@ -129,7 +148,7 @@ func newRig(t *testing.T, setup ...func(*rig)) *rig {
 		AgentURL:      base,
 		Policy:        &client.Policy{AllowInsecureLocal: true},
 		Reader:        r.reader,
-		Camera:        &countingCamera{Camera: &bridge.CameraJPEG{Cam: r.cam}, n: &r.photos},
+		Camera:        &countingCamera{Camera: station.PhotoOf(r.cam), n: &r.photos},
 		Mic:           r.mic,
 		Speaker:       r.speakerSink(),
 		Buttons:       r.buttons,
@@ -151,7 +170,7 @@ func newRig(t *testing.T, setup ...func(*rig)) *rig {
 	go func() { r.done <- b.Run(ctx) }()
 	t.Cleanup(r.stop)
 	if !r.noWait {
-		waitFor(t, r.out, "[connected to", 1)
+		waitNotice(t, r.out, "connected", kind(notice.Connected), 1)
 	}
 	return r
 }
@@ -200,7 +219,7 @@ func (r *rig) checkNoCanary() {
 func TestScanTeachConfirmRescan(t *testing.T) {
 	r := newRig(t)
 	r.press(button.Scan)
-	waitFor(t, r.out, "[reader armed", 1)
+	waitNotice(t, r.out, "the reader armed", armedFor(button.Scan), 1)
 	r.reader.Tap(canaryUID)
 	waitFor(t, r.out, "agent: Unknown object; no association stored.", 1)
 	r.reader.Remove()
@@ -212,7 +231,7 @@ func TestScanTeachConfirmRescan(t *testing.T) {
 	waitFor(t, r.out, "agent: Confirmed Workshop router for this session.", 1)
 	waitRuns(t, r.out, 3)
 	r.press(button.Scan)
-	waitFor(t, r.out, "[reader armed", 2)
+	waitNotice(t, r.out, "the reader armed", armedFor(button.Scan), 2)
 	r.reader.Tap(canaryUID)
 	waitFor(t, r.out, "agent: This is Workshop router.", 1)
 	if !strings.Contains(r.log.String(), "audit=observation.sent") || !strings.Contains(r.log.String(), "objectRef=urn:agentcall:object:") {
@@ -224,11 +243,11 @@ func TestScanTeachConfirmRescan(t *testing.T) {
 func TestAgentRequestAnsweredOnlyByMatchingPress(t *testing.T) {
 	r := newRig(t)
 	r.say("scan an object")
-	waitFor(t, r.out, "agent asks:", 1)
+	waitNotice(t, r.out, "the agent's request", kind(notice.Prompt), 1)
 	r.press(button.Photo)
 	waitFor(t, r.out, "[the agent asked for a tag scan: press SCAN]", 1)
 	r.press(button.Scan)
-	waitFor(t, r.out, "[reader armed", 1)
+	waitNotice(t, r.out, "the reader armed", armedFor(button.Scan), 1)
 	r.reader.Tap(canaryUID)
 	waitFor(t, r.out, "agent: Received the user-collected observation.", 1)
 	if !strings.Contains(r.log.String(), "interactionId=turn-1-nfc") {
@@ -236,9 +255,9 @@ func TestAgentRequestAnsweredOnlyByMatchingPress(t *testing.T) {
 	}
 	waitRuns(t, r.out, 1)
 	r.say("take a photo")
-	waitFor(t, r.out, "agent asks:", 2)
+	waitNotice(t, r.out, "the agent's request", kind(notice.Prompt), 2)
 	r.press(button.Photo)
-	waitFor(t, r.out, "[photo sent]", 1)
+	waitNotice(t, r.out, "the photo sent", sentFrom(button.Photo), 1)
 	waitFor(t, r.out, "agent: Received the user-collected observation.", 2)
 	if !strings.Contains(r.log.String(), "sha256=") || !strings.Contains(r.log.String(), "byteCount=") {
 		t.Errorf("no photo audit line:\n%s", r.log.String())
@@ -249,12 +268,12 @@ func TestAgentRequestAnsweredOnlyByMatchingPress(t *testing.T) {
 func TestReconnectsAfterAgentRestart(t *testing.T) {
 	r := newRig(t)
 	r.stopAgent()
-	waitFor(t, r.out, "[not connected", 1)
+	waitNotice(t, r.out, "disconnected", kind(notice.Disconnected), 1)
 	r.serve(r.addr)
-	waitFor(t, r.out, "[connected to", 2)
+	waitNotice(t, r.out, "connected", kind(notice.Connected), 2)
 	// Session-local state is gone: a fresh session with a working scan.
 	r.press(button.Scan)
-	waitFor(t, r.out, "[reader armed", 1)
+	waitNotice(t, r.out, "the reader armed", armedFor(button.Scan), 1)
 	r.reader.Tap(canaryUID)
 	waitFor(t, r.out, "agent: Unknown object; no association stored.", 1)
 }
@@ -262,13 +281,13 @@ func TestReconnectsAfterAgentRestart(t *testing.T) {
 func TestModalitiesFollowTheHardware(t *testing.T) {
 	r := newRig(t)
 	r.reader.Unplug()
-	waitFor(t, r.out, "you can use: photo]", 1)
+	waitNotice(t, r.out, "connected with photo", connectedWith(protocol.Photo), 1)
 	r.press(button.Scan)
 	waitFor(t, r.out, "[tag scan is not available in this session]", 1)
 	r.reader.Plug()
-	waitFor(t, r.out, "you can use: tag scan, photo]", 2)
+	waitNotice(t, r.out, "connected with nfc and photo", connectedWith(protocol.NFC, protocol.Photo), 2)
 	r.press(button.Scan)
-	waitFor(t, r.out, "[reader armed", 1)
+	waitNotice(t, r.out, "the reader armed", armedFor(button.Scan), 1)
 }
 
 // Push-to-talk with an agent that owns voice over WebRTC: the held talk
@@ -289,10 +308,10 @@ func TestPushToTalkOverWebRTC(t *testing.T) {
 		t.Errorf("the talk hint came before the connected notice:\n%s", out)
 	}
 	r.buttons.Press(button.Talk)
-	waitFor(t, r.out, "[listening", 1)
+	waitNotice(t, r.out, "listening", armedFor(button.Talk), 1)
 	time.Sleep(time.Second)
 	r.buttons.Release(button.Talk)
-	waitFor(t, r.out, "[spoken]", 1)
+	waitNotice(t, r.out, "the turn spoken", sentFrom(button.Talk), 1)
 	waitFor(t, r.out, "agent: Heard ", 1)
 	select {
 	case a := <-heard:

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/agentcall/acbridge/bridge"
+	"github.com/agentcall/acbridge/bridge/bridgetest"
 	"github.com/agentcall/acbridge/button"
 	"github.com/agentcall/acbridge/button/buttontest"
 	"github.com/agentcall/acbridge/client"
@@ -22,8 +23,8 @@ import (
 type hostileRig struct {
 	t       *testing.T
 	agent   *hostileagent.Agent
-	out     *bridge.Transcript
-	log     *bridge.Transcript
+	out     *bridgetest.Transcript
+	log     *bridgetest.Transcript
 	texts   chan string
 	buttons *buttontest.Source
 	mu      sync.Mutex
@@ -31,8 +32,8 @@ type hostileRig struct {
 }
 
 func newHostileRig(t *testing.T, mode hostileagent.Mode, adjust func(*bridge.Options)) *hostileRig {
-	r := &hostileRig{t: t, agent: hostileagent.New(&hostileagent.Options{Mode: mode}), out: &bridge.Transcript{},
-		log: &bridge.Transcript{}, texts: make(chan string), buttons: buttontest.NewSource(&button.Options{Debounce: -1})}
+	r := &hostileRig{t: t, agent: hostileagent.New(&hostileagent.Options{Mode: mode}), out: &bridgetest.Transcript{},
+		log: &bridgetest.Transcript{}, texts: make(chan string), buttons: buttontest.NewSource(&button.Options{Debounce: -1})}
 	base := "http://" + hostileagent.Serve(t, r.agent)
 	reader, err := nfctest.ForAgent(t.TempDir(), base)
 	if err != nil {

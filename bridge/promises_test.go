@@ -10,13 +10,14 @@ import (
 
 	"github.com/agentcall/acbridge/agent"
 	"github.com/agentcall/acbridge/bridge"
+	"github.com/agentcall/acbridge/bridge/bridgetest"
 	"github.com/agentcall/acbridge/button"
 	"github.com/agentcall/acbridge/notice"
 	"github.com/agentcall/acbridge/protocol"
 )
 
 // waitNotice waits until n notices match.
-func waitNotice(t *testing.T, tr *bridge.Transcript, what string, match func(notice.Notice) bool, n int) {
+func waitNotice(t *testing.T, tr *bridgetest.Transcript, what string, match func(notice.Notice) bool, n int) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()

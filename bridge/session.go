@@ -10,6 +10,7 @@ import (
 
 	"github.com/agentcall/acbridge/button"
 	"github.com/agentcall/acbridge/client"
+	"github.com/agentcall/acbridge/health"
 	"github.com/agentcall/acbridge/notice"
 	"github.com/agentcall/acbridge/protocol"
 )
@@ -321,7 +322,13 @@ func (c *conv) collectionDone(ctx context.Context, r collected) {
 	if r.err != nil {
 		if ctx.Err() == nil {
 			b.log.Warn(kind+" failed", "err", r.err)
-			b.show(notice.Notice{Kind: notice.Disarmed, Control: r.control, Text: fmt.Sprintf("%s: %v", kind, r.err)})
+			// The code lets the kiosk page say it for a person; the
+			// terminal line keeps the operator's fix.
+			n := notice.Notice{Kind: notice.Disarmed, Control: r.control, Text: fmt.Sprintf("%s: %v", kind, r.err)}
+			if w := health.Of(r.err); w != nil {
+				n.Code = w.Code
+			}
+			b.show(n)
 		}
 		return
 	}

@@ -34,6 +34,12 @@ type Frame struct {
 	Settled    bool   // false when a budget ended the wait first
 	Mode       Mode   // the capture mode chosen
 	Stages     Stages // where the capture's time went
+	// Orientation is how Image, as the sensor delivered it, must be turned
+	// for display (EXIF values 1..8, from Config.Rotation and Mirror). The
+	// camera does not turn the picture itself: jpeg.Options.Orientation
+	// does, after downscaling, where it costs a fraction.
+	Orientation int
+	MeanLuma    float64 // of Image, in 8-bit luma levels
 }
 
 // Mode is a capture mode: size, pixel format and nominal frame rate (0
@@ -46,7 +52,7 @@ type Mode struct {
 
 // Stages splits a capture's time: Open the device, Choose its mode, Settle
 // (stream start to the private copy of the kept frame), Transform it
-// (rotation, mirror).
+// (rotation, mirror: now only reported, see Frame.Orientation).
 type Stages struct {
 	Open, Choose, Settle, Transform time.Duration
 }
@@ -78,30 +84,36 @@ type Settle struct {
 	// MinFrames are always discarded (the first frame of many UVC cameras
 	// is dark or garbled); default 1.
 	MinFrames int
-	// MaxFrames and MaxWait cap the wait; defaults 45 frames and 3 s. The
-	// last frame read is used when a cap is hit.
+	// MaxFrames and MaxWait cap the wait; defaults 30 frames and 2 s, the
+	// configuration's (camera.settle_frames, camera.settle_timeout), so
+	// that a capture without a configuration (acbridge photo) settles as
+	// the daemon's does. The last frame read is used when a cap is hit.
 	MaxFrames int
 	MaxWait   time.Duration
 }
 
+// DefaultSettle is the Settle a zero field takes its value from.
+var DefaultSettle = Settle{Stable: 1, StableFor: 100 * time.Millisecond, Tolerance: 1.5, MinFrames: 1, MaxFrames: 30, MaxWait: 2 * time.Second}
+
 func (s Settle) withDefaults() Settle {
+	d := DefaultSettle
 	if s.Stable <= 0 {
-		s.Stable = 1
+		s.Stable = d.Stable
 	}
 	if s.StableFor <= 0 {
-		s.StableFor = 100 * time.Millisecond
+		s.StableFor = d.StableFor
 	}
 	if s.Tolerance <= 0 {
-		s.Tolerance = 1.5
+		s.Tolerance = d.Tolerance
 	}
 	if s.MinFrames <= 0 {
-		s.MinFrames = 1
+		s.MinFrames = d.MinFrames
 	}
 	if s.MaxFrames <= 0 {
-		s.MaxFrames = 45
+		s.MaxFrames = d.MaxFrames
 	}
 	if s.MaxWait <= 0 {
-		s.MaxWait = 3 * time.Second
+		s.MaxWait = d.MaxWait
 	}
 	return s
 }
@@ -118,7 +130,8 @@ type Config struct {
 	// Width and Height request a capture size; 0 lets chooseMode pick.
 	Width, Height int
 	// Rotation clockwise in degrees: 0, 90, 180 or 270. Mirror flips left
-	// and right before rotating (kiosk mounts, mirror-view cameras).
+	// and right before rotating (kiosk mounts, mirror-view cameras). Both
+	// are reported as Frame.Orientation, not applied.
 	Rotation int
 	Mirror   bool
 	Settle   Settle
@@ -262,17 +275,18 @@ func (d *Device) capture(ctx context.Context) (*Frame, error) {
 		return nil, err
 	}
 	t3 := d.now()
-	out := transform(img, d.cfg.Rotation, d.cfg.Mirror)
-	t4 := d.now()
+	t4 := t3 // nothing to transform: the encoder turns the picture (Frame.Orientation)
 	st.Settle, st.Transform = t3.Sub(t2), t4.Sub(t3)
 	d.log.Info("photo captured", "device", label, "discarded", discarded, "settled", settled)
 	return &Frame{
-		Image:      out,
-		CapturedAt: t4,
-		Device:     label,
-		Discarded:  discarded,
-		Settled:    settled,
-		Mode:       Mode{Width: p.Width, Height: p.Height, Format: string(p.FrameFormat), FPS: p.FrameRate},
-		Stages:     st,
+		Image:       img,
+		CapturedAt:  t4,
+		Device:      label,
+		Discarded:   discarded,
+		Settled:     settled,
+		Mode:        Mode{Width: p.Width, Height: p.Height, Format: string(p.FrameFormat), FPS: p.FrameRate},
+		Stages:      st,
+		Orientation: Orientation(d.cfg.Rotation, d.cfg.Mirror),
+		MeanLuma:    meanLuma(img),
 	}, nil
 }

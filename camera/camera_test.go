@@ -110,15 +110,20 @@ func snapshot(t *testing.T, dir string) string {
 	return b.String()
 }
 
-func TestRotationChangesGeometry(t *testing.T) {
-	for rot, want := range map[int][2]int{0: {640, 480}, 90: {480, 640}, 180: {640, 480}, 270: {480, 640}} {
+// The camera reports its mounting instead of turning the picture: the
+// encoder turns the downscaled one (jpeg.Options.Orientation).
+func TestRotationIsReportedNotApplied(t *testing.T) {
+	for rot, want := range map[int]int{0: 1, 90: 6, 180: 3, 270: 8} {
 		d := testCamera(t, Config{Rotation: rot})
 		f, err := d.Capture(context.Background())
 		if err != nil {
 			t.Fatal(err)
 		}
-		if b := f.Image.Bounds(); b.Dx() != want[0] || b.Dy() != want[1] {
-			t.Errorf("rotation %d: %v", rot, b)
+		if b := f.Image.Bounds(); b.Dx() != 640 || b.Dy() != 480 || f.Orientation != want {
+			t.Errorf("rotation %d: %v, orientation %d (want 640x480, %d)", rot, b, f.Orientation, want)
+		}
+		if f.MeanLuma <= 0 || f.MeanLuma > 255 {
+			t.Errorf("mean luma %v", f.MeanLuma)
 		}
 	}
 	if _, err := New(Config{Rotation: 45}); !errors.Is(err, ErrBadConfig) {
@@ -126,33 +131,17 @@ func TestRotationChangesGeometry(t *testing.T) {
 	}
 }
 
-func TestTransform(t *testing.T) {
-	// 3x2 4:4:4 picture with distinct luma: a b c / d e f.
-	m := image.NewYCbCr(image.Rect(0, 0, 3, 2), image.YCbCrSubsampleRatio444)
-	copy(m.Y, "abcdef")
-	copy(m.Cb, "abcdef")
-	cases := []struct {
+// Mirror flips left-right before the clockwise rotation; the EXIF values
+// say the same (TIFF 6.0 tag 0x0112).
+func TestOrientation(t *testing.T) {
+	for _, c := range []struct {
 		rot    int
 		mirror bool
-		want   string
-	}{
-		{0, false, "abcdef"}, {90, false, "daebfc"}, {180, false, "fedcba"}, {270, false, "cfbead"},
-		{0, true, "cbafed"}, {90, true, "fcebda"}, {180, true, "defabc"}, {270, true, "adbecf"},
-	}
-	for _, c := range cases {
-		out := transform(m, c.rot, c.mirror)
-		if string(out.Y) != c.want || string(out.Cb) != c.want {
-			t.Errorf("rotate %d mirror %v: %q / %q, want %q", c.rot, c.mirror, out.Y, out.Cb, c.want)
+		want   int
+	}{{0, false, 1}, {90, false, 6}, {180, false, 3}, {270, false, 8}, {0, true, 2}, {90, true, 7}, {180, true, 4}, {270, true, 5}} {
+		if got := Orientation(c.rot, c.mirror); got != c.want {
+			t.Errorf("Orientation(%d, %v) = %d, want %d", c.rot, c.mirror, got, c.want)
 		}
-	}
-	// Subsampled pictures keep valid geometry.
-	for _, r := range []image.YCbCrSubsampleRatio{image.YCbCrSubsampleRatio420, image.YCbCrSubsampleRatio422, image.YCbCrSubsampleRatio411} {
-		src := image.NewYCbCr(image.Rect(0, 0, 7, 5), r)
-		out := transform(src, 90, true)
-		if out.Rect.Dx() != 5 || out.Rect.Dy() != 7 {
-			t.Errorf("%v: %v", r, out.Rect)
-		}
-		out.YCbCrAt(4, 6) // panics on inconsistent planes
 	}
 }
 

@@ -79,73 +79,18 @@ func meanLuma(m *image.YCbCr) float64 {
 	return float64(sum) / float64(n)
 }
 
-// transform mirrors (left-right) and then rotates clockwise. Rotating by
-// 90 or 270 swaps the chroma subsampling axes (4:2:2 becomes 4:4:0); the
-// ratios without a transposed counterpart are first widened to 4:4:4.
-func transform(m *image.YCbCr, rotation int, mirror bool) *image.YCbCr {
-	if rotation == 0 && !mirror {
-		return m
+// Orientation returns the EXIF orientation (1..8) that mirrors a picture
+// left-right when mirror is set and then rotates it clockwise by rotation
+// degrees (0, 90, 180 or 270; other values count as 0).
+func Orientation(rotation int, mirror bool) int {
+	plain := map[int]int{0: 1, 90: 6, 180: 3, 270: 8}
+	mirrored := map[int]int{0: 2, 90: 7, 180: 4, 270: 5}
+	m := plain
+	if mirror {
+		m = mirrored
 	}
-	w, h := m.Rect.Dx(), m.Rect.Dy()
-	ratio := m.SubsampleRatio
-	quarter := rotation == 90 || rotation == 270
-	if quarter && ratio != image.YCbCrSubsampleRatio444 && ratio != image.YCbCrSubsampleRatio420 &&
-		ratio != image.YCbCrSubsampleRatio422 && ratio != image.YCbCrSubsampleRatio440 {
-		m = to444(m)
-		ratio = image.YCbCrSubsampleRatio444
+	if o, ok := m[rotation]; ok {
+		return o
 	}
-	ow, oh, oratio := w, h, ratio
-	if quarter {
-		ow, oh = h, w
-		switch ratio {
-		case image.YCbCrSubsampleRatio422:
-			oratio = image.YCbCrSubsampleRatio440
-		case image.YCbCrSubsampleRatio440:
-			oratio = image.YCbCrSubsampleRatio422
-		}
-	}
-	out := image.NewYCbCr(image.Rect(0, 0, ow, oh), oratio)
-	mapPlane(out.Y, out.YStride, ow, oh, m.Y, m.YStride, w, h, rotation, mirror)
-	scw, sch := chromaSize(ratio, w, h)
-	dcw, dch := chromaSize(oratio, ow, oh)
-	mapPlane(out.Cb, out.CStride, dcw, dch, m.Cb, m.CStride, scw, sch, rotation, mirror)
-	mapPlane(out.Cr, out.CStride, dcw, dch, m.Cr, m.CStride, scw, sch, rotation, mirror)
-	return out
-}
-
-// mapPlane fills dst (dw x dh) from src (sw x sh) for the given transform.
-func mapPlane(dst []byte, dstride, dw, dh int, src []byte, sstride, sw, sh, rotation int, mirror bool) {
-	for y := 0; y < dh; y++ {
-		row := dst[y*dstride : y*dstride+dw]
-		for x := range row {
-			var sx, sy int
-			switch rotation {
-			case 90: // output (x,y) shows source (y, sh-1-x)
-				sx, sy = y, sh-1-x
-			case 180:
-				sx, sy = sw-1-x, sh-1-y
-			case 270:
-				sx, sy = sw-1-y, x
-			default:
-				sx, sy = x, y
-			}
-			if mirror {
-				sx = sw - 1 - sx
-			}
-			row[x] = src[sy*sstride+sx]
-		}
-	}
-}
-
-func to444(m *image.YCbCr) *image.YCbCr {
-	b := m.Rect
-	out := image.NewYCbCr(image.Rect(0, 0, b.Dx(), b.Dy()), image.YCbCrSubsampleRatio444)
-	for y := 0; y < b.Dy(); y++ {
-		for x := 0; x < b.Dx(); x++ {
-			c := m.YCbCrAt(b.Min.X+x, b.Min.Y+y)
-			i := y*out.YStride + x
-			out.Y[i], out.Cb[i], out.Cr[i] = c.Y, c.Cb, c.Cr
-		}
-	}
-	return out
+	return m[0]
 }

@@ -60,6 +60,10 @@ type Options struct {
 	MaxInputPixels int
 	// Now is the clock for the reported times; nil means time.Now.
 	Now func() time.Time
+	// Orientation turns Encode's picture as EXIF orientation 1..8 does
+	// (a camera's mounting: camera.Frame.Orientation), after downscaling,
+	// where it is cheap; 0 means 1, as stored. Files carry their own.
+	Orientation int
 }
 
 func (o *Options) withDefaults() Options {
@@ -117,7 +121,11 @@ func Encode(src image.Image, opts *Options) (*Result, error) {
 	if int64(b.Dx())*int64(b.Dy()) > int64(o.MaxInputPixels) {
 		return nil, fmt.Errorf("%w: %dx%d pixels", ErrInputTooLarge, b.Dx(), b.Dy())
 	}
-	return encodeFrame(fromImage(src), b.Dx(), b.Dy(), 1, &o)
+	orientation := o.Orientation
+	if orientation < 1 || orientation > 8 {
+		orientation = 1
+	}
+	return encodeFrame(fromImage(src), b.Dx(), b.Dy(), orientation, &o)
 }
 
 // encodeFrame resamples f (then applies orientation) and searches. srcW and

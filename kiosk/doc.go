@@ -26,7 +26,7 @@
 // bytes (package bridge); a sent observation is shown as "tag sent" or
 // "photo sent" from its control alone, and any object reference URN that an
 // agent might echo in its text is masked before it is shown. A photo preview
-// is not offered: notices carry no image (Options.Preview is refused).
+// is not offered: notices carry no image.
 //
 // Live updates use Server-Sent Events: every change sends the page the whole
 // present state (bounded: the last few entries of the conversation), so a

@@ -30,9 +30,6 @@ type Options struct {
 	// Now is the clock of the conversation's time stamps and of the
 	// on-screen controls' events (default time.Now).
 	Now func() time.Time
-	// Preview would show a photo before it is sent. Notices carry no image,
-	// so it cannot be offered: New refuses it with ErrPreview.
-	Preview bool
 	// TextBox shows a text box whose turns Texts delivers (for teaching an
 	// object by name on a kiosk with an on-screen keyboard). Off by default.
 	TextBox bool
@@ -47,8 +44,6 @@ var (
 	// ErrNotLoopback is wrapped by New's error for a listen address that
 	// other machines could reach.
 	ErrNotLoopback = errors.New("kiosk: the listen address must be a loopback address")
-	// ErrPreview is returned by New when Options.Preview is set.
-	ErrPreview = errors.New("kiosk: a photo preview is not supported (notices carry no image): set Preview to false")
 )
 
 // Bounds of what the page may send and of what the server keeps.
@@ -95,9 +90,6 @@ type Server struct {
 func New(o *Options) (*Server, error) {
 	if o == nil {
 		return nil, fmt.Errorf("kiosk: no options: %w", ErrNotLoopback)
-	}
-	if o.Preview {
-		return nil, ErrPreview
 	}
 	host, port, err := checkListen(o.Listen)
 	if err != nil {

@@ -43,9 +43,6 @@ func TestNewChecksListen(t *testing.T) {
 	if _, err := kiosk.New(nil); !errors.Is(err, kiosk.ErrNotLoopback) {
 		t.Errorf("New(nil): %v", err)
 	}
-	if _, err := kiosk.New(&kiosk.Options{Listen: "127.0.0.1:0", Preview: true}); !errors.Is(err, kiosk.ErrPreview) {
-		t.Errorf("Preview: %v", err)
-	}
 	for _, addr := range []string{"127.0.0.1:0", "localhost:0", "127.0.0.2:0"} {
 		s, err := kiosk.New(&kiosk.Options{Listen: addr})
 		if err != nil {

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentcall/acbridge/health"
 	"github.com/agentcall/acbridge/kiosk/kiosktest"
 	"github.com/agentcall/acbridge/notice"
 	"github.com/agentcall/acbridge/protocol"
@@ -57,4 +58,16 @@ func TestBrowserListening(t *testing.T) {
 	s.Display(notice.Notice{Kind: notice.Disarmed, Control: "talk", Text: "stopped listening"})
 	b.Wait("the banner gone", `document.getElementById('listening').hidden &&
 		document.getElementById('btn-talk').getAttribute('aria-pressed') === 'false'`)
+}
+
+// A collection that failed on a problem staff fix is said for a person:
+// the health registry's words, not the operator's command.
+func TestProblemSaidForAPerson(t *testing.T) {
+	s := startKiosk(t, nil)
+	s.Display(notice.Notice{Kind: notice.Disarmed, Control: "scan", Code: health.PCSCD.Code,
+		Text: "scan: " + health.PCSCD.Err("nfc").Error()})
+	raw := readState(t, s)
+	if !strings.Contains(raw, "The tag reader is not available. Please tell the staff. (nfc.pcscd)") || strings.Contains(raw, "systemctl") {
+		t.Fatalf("page state:\n%s", raw)
+	}
 }

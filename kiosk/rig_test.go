@@ -11,6 +11,7 @@ import (
 
 	"github.com/agentcall/acbridge/agent"
 	"github.com/agentcall/acbridge/bridge"
+	"github.com/agentcall/acbridge/bridge/bridgetest"
 	"github.com/agentcall/acbridge/button"
 	"github.com/agentcall/acbridge/camera"
 	"github.com/agentcall/acbridge/client"
@@ -18,6 +19,7 @@ import (
 	"github.com/agentcall/acbridge/kiosk"
 	"github.com/agentcall/acbridge/nfc/nfctest"
 	"github.com/agentcall/acbridge/notice"
+	"github.com/agentcall/acbridge/station"
 )
 
 // canaryUID must never appear on the page, in the stream or in the logs.
@@ -37,7 +39,7 @@ type rig struct {
 	t      *testing.T
 	kiosk  *kiosk.Server
 	reader *nfctest.Reader
-	out    *bridge.Transcript
+	out    *bridgetest.Transcript
 	log    *syncbuf.Buffer
 	agent  *agent.Agent
 	srv    *http.Server
@@ -50,7 +52,7 @@ type rig struct {
 
 func newRig(t *testing.T) *rig {
 	t.Helper()
-	r := &rig{t: t, out: &bridge.Transcript{}, log: &syncbuf.Buffer{}, done: make(chan error, 1), kdone: make(chan error, 1)}
+	r := &rig{t: t, out: &bridgetest.Transcript{}, log: &syncbuf.Buffer{}, done: make(chan error, 1), kdone: make(chan error, 1)}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -85,7 +87,7 @@ func newRig(t *testing.T) *rig {
 		AgentURL: base,
 		Policy:   &client.Policy{AllowInsecureLocal: true},
 		Reader:   r.reader,
-		Camera:   &bridge.CameraJPEG{Cam: r.cam},
+		Camera:   station.PhotoOf(r.cam),
 		Buttons:  r.btns,
 		Texts:    r.kiosk.Texts(),
 		Window:   5 * time.Second,

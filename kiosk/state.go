@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/agentcall/acbridge/button"
+	"github.com/agentcall/acbridge/health"
 	"github.com/agentcall/acbridge/notice"
 	"github.com/agentcall/acbridge/protocol"
 )
@@ -187,7 +188,13 @@ func (s *state) apply(n notice.Notice, now time.Time) {
 		if n.Control == button.Talk {
 			s.listening = ""
 		}
-		s.add("info", "", clean(n.Text, maxLineText), now)
+		text := n.Text
+		// A problem staff fix is said for the person in front of the
+		// kiosk; the fix (a command) is for the operator's log.
+		if w := health.Lookup(n.Code); w != nil {
+			text = w.Person + " (" + w.Code + ")"
+		}
+		s.add("info", "", clean(text, maxLineText), now)
 	case notice.Info, notice.Refused:
 		s.add("info", "", clean(n.Text, maxLineText), now)
 	}

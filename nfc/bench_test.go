@@ -26,7 +26,7 @@ func benchDev(b *testing.B) *nfc.Dev {
 		b.Fatal(err)
 	}
 	ready := make(chan struct{}, 1)
-	dev, err := nfc.Open(context.Background(), &nfc.Options{
+	dev, err := nfc.New(context.Background(), &nfc.Options{
 		Reader: vpcdtest.Reader, Aliaser: store, Scope: scope,
 		Logger: slog.New(slog.DiscardHandler), Debounce: -1,
 		OnState: func(s nfc.Status) {

@@ -12,7 +12,7 @@ import (
 	"github.com/ebfe/scard"
 )
 
-// Dev is one NFC reader handle: Open it, run Run in a goroutine, Arm a
+// Dev is one NFC reader handle: New makes it, run Run in a goroutine, Arm a
 // window and receive taps from Scans (or call Scan), Close it.
 type Dev struct {
 	opts  Options
@@ -43,16 +43,19 @@ type Dev struct {
 	until   time.Time     // end of the armed window
 	armedAt time.Time     // start of the armed window
 	winDone chan struct{} // closed when the current window ends
+	found   chan struct{} // closed when the reader in use changes; see WaitReader
 }
 
-// Open validates opts and returns a handle; it does not touch pcscd, so it
-// succeeds before pcscd or the reader is there. Run does the work.
-func Open(ctx context.Context, opts *Options) (*Dev, error) {
+// New validates opts and returns a handle. It opens nothing, not even a
+// connection to pcscd, so it succeeds before pcscd or the reader is there;
+// Run does the work. (Named New, not Open, for that reason: gpio.Open and
+// evdev.Open do open their device.)
+func New(ctx context.Context, opts *Options) (*Dev, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	if opts == nil {
-		return nil, errors.New("nfc: Open needs Options with an Aliaser and a Scope")
+		return nil, errors.New("nfc: New needs Options with an Aliaser and a Scope")
 	}
 	o := *opts
 	switch {
@@ -316,6 +319,10 @@ func (d *Dev) setReader(name string, why error) {
 	changed := d.reader != name || (name == "" && (d.noRdErr == nil) != (why == nil)) ||
 		(name == "" && why != nil && d.noRdErr.Error() != why.Error())
 	d.reader, d.noRdErr = name, why
+	if changed && d.found != nil {
+		close(d.found)
+		d.found = nil
+	}
 	d.mu.Unlock()
 	if changed {
 		if name != "" {

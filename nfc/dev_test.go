@@ -240,7 +240,7 @@ func TestCloseUnblocks(t *testing.T) {
 
 func TestRunStopsWithContext(t *testing.T) {
 	vpcdtest.Require(t)
-	dev, err := nfc.Open(context.Background(), &nfc.Options{Aliaser: stubAliaser{}, Scope: scope})
+	dev, err := nfc.New(context.Background(), &nfc.Options{Aliaser: stubAliaser{}, Scope: scope})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -277,7 +277,7 @@ func TestOpenRejectsBadOptions(t *testing.T) {
 		"long reader": {Aliaser: stubAliaser{}, Scope: scope, Reader: strings.Repeat("r", nfc.MaxReaderNameLen+1)},
 		"backoff":     {Aliaser: stubAliaser{}, Scope: scope, MinBackoff: -1},
 	} {
-		if _, err := nfc.Open(ctx, o); err == nil || !strings.HasPrefix(err.Error(), "nfc: ") {
+		if _, err := nfc.New(ctx, o); err == nil || !strings.HasPrefix(err.Error(), "nfc: ") {
 			t.Errorf("%s: Open = %v, want an nfc: error", name, err)
 		}
 	}
@@ -309,7 +309,7 @@ func TestStateDebounced(t *testing.T) {
 func TestNamedReaderMissing(t *testing.T) {
 	vpcdtest.Require(t)
 	states := make(chan nfc.Status, 16)
-	dev, err := nfc.Open(context.Background(), &nfc.Options{
+	dev, err := nfc.New(context.Background(), &nfc.Options{
 		Reader: "ACS ACR122U PICC Interface 00 00", Aliaser: stubAliaser{}, Scope: scope, Debounce: -1,
 		OnState: func(s nfc.Status) { states <- s },
 	})

@@ -59,8 +59,8 @@ func TestRandomUID(t *testing.T) {
 		{[]byte{0x04, 1, 2, 3}, false},
 		{[]byte{0x08, 1, 2, 3, 4, 5, 6}, false}, // 7-byte UIDs are never random
 	} {
-		if got := isRandomUID(tt.uid); got != tt.want {
-			t.Errorf("isRandomUID(% X) = %v", tt.uid, got)
+		if got := RandomUID(tt.uid); got != tt.want {
+			t.Errorf("RandomUID(% X) = %v", tt.uid, got)
 		}
 	}
 }
@@ -129,9 +129,9 @@ func TestServiceErrors(t *testing.T) {
 		want         error
 		fix          string
 	}{
-		{scard.ErrNoService, true, ErrNoService, "systemctl start pcscd.socket"},
-		{scard.ErrServiceStopped, false, ErrNoService, "systemctl start pcscd.socket"},
-		{scard.ErrCommError, true, ErrNoService, "systemctl start pcscd.socket"}, // no socket: not polkit
+		{scard.ErrNoService, true, ErrNoService, "systemctl enable --now pcscd.socket"},
+		{scard.ErrServiceStopped, false, ErrNoService, "systemctl enable --now pcscd.socket"},
+		{scard.ErrCommError, true, ErrNoService, "systemctl enable --now pcscd.socket"}, // no socket: not polkit
 		{scard.ErrNoAccess, true, ErrAccessDenied, "60-acbridge-pcsc.rules"},
 		{scard.ErrInvalidHandle, false, ErrNoService, "restarted"},
 	} {

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/agentcall/acbridge/health"
 	"github.com/agentcall/acbridge/protocol"
 )
 
@@ -120,22 +121,24 @@ type Options struct {
 }
 
 // Sentinel errors. Errors this package returns wrap them; errors.Is works.
+// The operator's problems among them take their words and fixes from
+// package health, which doctor, accept and the kiosk page also use.
 var (
 	ErrClosed = errors.New("nfc: reader closed")
 	// ErrNoTag: the armed window ended without a tap.
 	ErrNoTag = errors.New("nfc: no tag was tapped while the reader was armed")
 	// ErrNoService: pcscd is not reachable.
-	ErrNoService = errors.New("nfc: pcscd is not running: start it with `systemctl start pcscd.socket` (without systemd: `pcscd --foreground &`)")
+	ErrNoService = health.PCSCD.Err("nfc")
 	// ErrAccessDenied: pcscd refused this user (polkit).
-	ErrAccessDenied = errors.New("nfc: polkit denies this user access to pcscd: install the acbridge polkit rule as /etc/polkit-1/rules.d/60-acbridge-pcsc.rules (it grants org.debian.pcsc-lite.access_pcsc and access_card to user acbridge; run the service as that user)")
+	ErrAccessDenied = health.Polkit.Err("nfc")
 	// ErrNoReader: pcscd runs but no (matching) reader is connected.
-	ErrNoReader = errors.New("nfc: no PC/SC reader connected: plug in the reader and check `pcsc_scan -r` (the libccid package provides the USB driver)")
+	ErrNoReader = health.NoReader.Err("nfc")
 	// ErrKernelDriver: the kernel NFC stack holds the reader.
-	ErrKernelDriver = errors.New("nfc: the kernel pn533_usb driver holds the NFC reader, so pcscd cannot use it: run `modprobe -r pn533_usb pn533` and blacklist both (install /etc/modprobe.d/acbridge.conf with `blacklist pn533_usb` and `blacklist pn533`), then replug the reader")
+	ErrKernelDriver = health.KernelDriver.Err("nfc")
 	// ErrGetDataUnsupported: the reader answered GET DATA with 6A81/6D00.
-	ErrGetDataUnsupported = errors.New("nfc: the reader does not support the PC/SC part 3 GET DATA command (FF CA 00 00 00) that reads the tag UID: use a PC/SC part 3 contactless reader (for example ACS ACR122U / ACR1252U, Identiv uTrust 3700 F)")
+	ErrGetDataUnsupported = health.GetData.Err("nfc")
 	// ErrTagLost: the tag left the field before its UID was read.
-	ErrTagLost = errors.New("nfc: the tag left the reader before it was read: hold it still on the reader for a second")
+	ErrTagLost = health.TagLost.Err("nfc")
 	// ErrBadTag: the tag's answer was malformed; see *TagError.
 	ErrBadTag = errors.New("nfc: malformed tag answer")
 )

@@ -30,11 +30,11 @@ func TestNoService(t *testing.T) {
 
 func noServiceChild(t *testing.T) {
 	_, err := nfc.ListReaders(context.Background())
-	if !errors.Is(err, nfc.ErrNoService) || !strings.Contains(err.Error(), "systemctl start pcscd.socket") {
+	if !errors.Is(err, nfc.ErrNoService) || !strings.Contains(err.Error(), "systemctl enable --now pcscd.socket") {
 		t.Fatalf("ListReaders without pcscd: %v", err)
 	}
 	states := make(chan nfc.Status, 16)
-	dev, err := nfc.Open(context.Background(), &nfc.Options{
+	dev, err := nfc.New(context.Background(), &nfc.Options{
 		Aliaser: stubAliaser{}, Scope: scope, Debounce: -1,
 		MinBackoff: 10 * time.Millisecond, MaxBackoff: 50 * time.Millisecond,
 		OnState: func(s nfc.Status) { states <- s },

@@ -108,7 +108,7 @@ func newRig(t *testing.T, mutate func(*nfc.Options)) *rig {
 	if mutate != nil {
 		mutate(opts)
 	}
-	r.dev, err = nfc.Open(context.Background(), opts)
+	r.dev, err = nfc.New(context.Background(), opts)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -88,7 +88,7 @@ func (d *Dev) identify(sc *scard.Context, reader string) (Scan, error) {
 	switch {
 	case err != nil:
 		s.Err = err
-	case isRandomUID(uid):
+	case RandomUID(uid):
 		s.Unidentifiable = true
 	default:
 		s.Object = d.opts.Aliaser.Object(d.opts.Scope, uid)
@@ -117,7 +117,10 @@ func parseGetData(rsp []byte) ([]byte, error) {
 	return nil, &TagError{SW: sw}
 }
 
-func isRandomUID(uid []byte) bool {
+// RandomUID reports whether uid is a random one (ISO 14443-3: 4 bytes
+// starting 0x08; phones and emulated cards), which identifies nothing and
+// is never sent. Stand-in readers (nfctest) apply the same rule.
+func RandomUID(uid []byte) bool {
 	return len(uid) == 4 && uid[0] == randomUIDFirst
 }
 

@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,6 +13,7 @@ import (
 	"github.com/agentcall/acbridge/accept"
 	"github.com/agentcall/acbridge/button"
 	"github.com/agentcall/acbridge/config"
+	"github.com/agentcall/acbridge/station"
 )
 
 func init() {
@@ -70,7 +70,7 @@ func runAccept(ctx context.Context, e *env, args []string) int {
 		defer sim.Close()
 		sim.Apply(&o)
 	} else {
-		cfg, err := config.Load(*cfgPath, nil)
+		cfg, err := station.Load(*cfgPath, nil)
 		if err != nil {
 			// The hardware can still be checked with the defaults;
 			// env.config fails with the reason and the fix.
@@ -80,7 +80,7 @@ func runAccept(ctx context.Context, e *env, args []string) int {
 		term := accept.NewTerminal(e.Stdin, e.Stdout)
 		defer term.Close()
 		o.Technician = term
-		o.OpenButtons = func() (button.Source, error) { return acceptButtons(cfg, e) }
+		o.OpenButtons = func() (button.Source, error) { return acceptButtons(cfg) }
 	}
 	rep, err := accept.Run(ctx, &o)
 	if errors.Is(err, accept.ErrUnknownStep) {
@@ -153,21 +153,9 @@ func splitList(s string) []string {
 }
 
 // acceptButtons opens the configured controls as the daemon does, minus
-// terminal keys: during an acceptance the keyboard answers the prompts.
-func acceptButtons(cfg *config.Config, e *env) (button.Source, error) {
-	c := *cfg
-	c.Buttons = nil
-	for _, b := range cfg.Buttons {
-		if b.Source != "terminal" {
-			c.Buttons = append(c.Buttons, b)
-		}
-	}
-	srcs, err := openButtons(&c, e, slog.New(slog.DiscardHandler))
-	if err != nil {
-		return nil, err
-	}
-	if len(srcs) == 0 {
-		return nil, nil
-	}
-	return button.Merge(srcs...), nil
+// terminal keys (no Stdin): during an acceptance the keyboard answers the
+// prompts.
+func acceptButtons(cfg *config.Config) (button.Source, error) {
+	src, _, err := station.OpenButtons(cfg, nil)
+	return src, err
 }

@@ -26,17 +26,26 @@ const agentTLSHelp = `serving needs TLS, or an explicit local-development opt-in
   --tls-cert FILE --tls-key FILE   serve HTTPS (clients require https by default)
   --insecure-local                 serve plain HTTP, on a loopback address only`
 
+// agentFlags are runAgent's flags.
+type agentFlags struct {
+	listen, certFile, keyFile, tokenFile, publicURL, transport string
+	insecure, physical, legacyURI                              bool
+}
+
+func (f *agentFlags) useTLS() bool { return f.certFile != "" || f.keyFile != "" }
+
 func runAgent(ctx context.Context, e *env, args []string) int {
 	fs := newFlagSet(e, "agent", "--listen ADDR (--tls-cert FILE --tls-key FILE | --insecure-local) [--transport websocket|webrtc] [--physical] [--legacy-uri] [--token-file FILE] [--public-url URL]")
-	listen := fs.String("listen", "", "`address` to listen on, host:port (port 0 picks a free port)")
-	certFile := fs.String("tls-cert", "", "PEM certificate chain `file` for HTTPS")
-	keyFile := fs.String("tls-key", "", "PEM private key `file` for HTTPS")
-	insecure := fs.Bool("insecure-local", false, "serve plain HTTP; allowed only on a loopback address, for local development")
-	tokenFile := fs.String("token-file", "", "`file` (mode 0600) with a bearer token the AG-UI endpoint then requires")
-	publicURL := fs.String("public-url", "", "base `URL` clients reach the agent at, written into the card (default: each request's own scheme and Host)")
-	transport := fs.String("transport", protocol.TransportWebSocket, "AG-UI `transport` the card offers: websocket, or webrtc (agentcall-webrtc-0.1: SDP at /agui, events on the data channel, Opus both ways, explicit audio turns)")
-	physical := fs.Bool("physical", false, "serve the physical profile (NFC and photo observations, agent requests); without it the agent is text-only, as the spec's reference agent is by default")
-	legacyURI := fs.Bool("legacy-uri", false, "declare the legacy extension identifier "+protocol.LegacyExtensionURI+" instead of the canonical one, for rollback tests with an older client")
+	var f agentFlags
+	fs.StringVar(&f.listen, "listen", "", "`address` to listen on, host:port (port 0 picks a free port)")
+	fs.StringVar(&f.certFile, "tls-cert", "", "PEM certificate chain `file` for HTTPS")
+	fs.StringVar(&f.keyFile, "tls-key", "", "PEM private key `file` for HTTPS")
+	fs.BoolVar(&f.insecure, "insecure-local", false, "serve plain HTTP; allowed only on a loopback address, for local development")
+	fs.StringVar(&f.tokenFile, "token-file", "", "`file` (mode 0600) with a bearer token the AG-UI endpoint then requires")
+	fs.StringVar(&f.publicURL, "public-url", "", "base `URL` clients reach the agent at, written into the card (default: each request's own scheme and Host)")
+	fs.StringVar(&f.transport, "transport", protocol.TransportWebSocket, "AG-UI `transport` the card offers: websocket, or webrtc (agentcall-webrtc-0.1: SDP at /agui, events on the data channel, Opus both ways, explicit audio turns)")
+	fs.BoolVar(&f.physical, "physical", false, "serve the physical profile (NFC and photo observations, agent requests); without it the agent is text-only, as the spec's reference agent is by default")
+	fs.BoolVar(&f.legacyURI, "legacy-uri", false, "declare the legacy extension identifier "+protocol.LegacyExtensionURI+" instead of the canonical one, for rollback tests with an older client")
 	if code, ok := parseFlags(e, fs, args); !ok {
 		return code
 	}
@@ -44,63 +53,81 @@ func runAgent(ctx context.Context, e *env, args []string) int {
 		fmt.Fprintf(e.Stderr, "acbridge agent: "+format+"\nRun 'acbridge agent --help' for usage.\n", a...)
 		return 2
 	}
-	useTLS := *certFile != "" || *keyFile != ""
-	switch {
-	case *listen == "":
-		return usageErr("--listen ADDR is required, e.g. --listen 127.0.0.1:8080")
-	case useTLS && *insecure:
-		return usageErr("choose either --tls-cert/--tls-key or --insecure-local, not both")
-	case useTLS && (*certFile == "" || *keyFile == ""):
-		return usageErr("--tls-cert and --tls-key go together")
-	case !useTLS && !*insecure:
-		return usageErr("%s", agentTLSHelp)
-	case *transport != protocol.TransportWebSocket && *transport != protocol.TransportWebRTC:
-		return usageErr("--transport must be websocket or webrtc")
+	if msg := f.problem(); msg != "" {
+		return usageErr("%s", msg)
 	}
-	if *insecure {
-		if err := checkLoopbackListen(*listen); err != nil {
-			return usageErr("%v", err)
-		}
+	token, tlsConf, err := f.secrets()
+	if err != nil {
+		fmt.Fprintf(e.Stderr, "acbridge agent: %v\n", err)
+		return 1
 	}
-	if *publicURL != "" {
-		if err := agent.CheckPublicURL(*publicURL); err != nil {
-			return usageErr("--public-url: %v", err)
-		}
-	}
-	var token string
-	if *tokenFile != "" {
-		t, err := keystore.LoadToken(*tokenFile)
-		if err != nil {
-			fmt.Fprintf(e.Stderr, "acbridge agent: token: %v\n", err)
-			return 1
-		}
-		token = t
-	}
-	var tlsConf *tls.Config
-	if useTLS {
-		cert, err := tls.LoadX509KeyPair(*certFile, *keyFile)
-		if err != nil {
-			fmt.Fprintf(e.Stderr, "acbridge agent: TLS certificate: %v (give a PEM certificate chain and its private key)\n", err)
-			return 1
-		}
-		tlsConf = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
-	}
-
-	ln, err := net.Listen("tcp", *listen)
+	ln, err := net.Listen("tcp", f.listen)
 	if err != nil {
 		fmt.Fprintf(e.Stderr, "acbridge agent: %v\n", err)
 		return 1
 	}
 	// A name like localhost could resolve elsewhere; what counts is the
 	// address actually bound.
-	if tcp, ok := ln.Addr().(*net.TCPAddr); *insecure && (!ok || !tcp.IP.IsLoopback()) {
+	if tcp, ok := ln.Addr().(*net.TCPAddr); f.insecure && (!ok || !tcp.IP.IsLoopback()) {
 		ln.Close()
 		return usageErr("--insecure-local bound %s, which is not a loopback address; listen on 127.0.0.1 or [::1]", ln.Addr())
 	}
+	return serveAgent(ctx, e, &f, ln, token, tlsConf)
+}
 
+// problem says what is wrong with the flags, or "".
+func (f *agentFlags) problem() string {
+	switch {
+	case f.listen == "":
+		return "--listen ADDR is required, e.g. --listen 127.0.0.1:8080"
+	case f.useTLS() && f.insecure:
+		return "choose either --tls-cert/--tls-key or --insecure-local, not both"
+	case f.useTLS() && (f.certFile == "" || f.keyFile == ""):
+		return "--tls-cert and --tls-key go together"
+	case !f.useTLS() && !f.insecure:
+		return agentTLSHelp
+	case f.transport != protocol.TransportWebSocket && f.transport != protocol.TransportWebRTC:
+		return "--transport must be websocket or webrtc"
+	}
+	if f.insecure {
+		if err := checkLoopbackListen(f.listen); err != nil {
+			return err.Error()
+		}
+	}
+	if f.publicURL != "" {
+		if err := agent.CheckPublicURL(f.publicURL); err != nil {
+			return "--public-url: " + err.Error()
+		}
+	}
+	return ""
+}
+
+// secrets loads the bearer token and the TLS certificate the flags name.
+func (f *agentFlags) secrets() (string, *tls.Config, error) {
+	var token string
+	if f.tokenFile != "" {
+		t, err := keystore.LoadToken(f.tokenFile)
+		if err != nil {
+			return "", nil, fmt.Errorf("token: %w", err)
+		}
+		token = t
+	}
+	if !f.useTLS() {
+		return token, nil, nil
+	}
+	cert, err := tls.LoadX509KeyPair(f.certFile, f.keyFile)
+	if err != nil {
+		return "", nil, fmt.Errorf("TLS certificate: %w (give a PEM certificate chain and its private key)", err)
+	}
+	return token, &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}, nil
+}
+
+// serveAgent serves the reference agent on ln until ctx ends or the server
+// fails, then shuts it down.
+func serveAgent(ctx context.Context, e *env, f *agentFlags, ln net.Listener, token string, tlsConf *tls.Config) int {
 	handler := slog.NewTextHandler(e.Stderr, nil)
 	logger := slog.New(handler)
-	a, err := agent.New(&agent.Options{Logger: logger, Token: token, PublicURL: *publicURL, Transport: *transport, Physical: *physical, LegacyURI: *legacyURI})
+	a, err := agent.New(&agent.Options{Logger: logger, Token: token, PublicURL: f.publicURL, Transport: f.transport, Physical: f.physical, LegacyURI: f.legacyURI})
 	if err != nil {
 		ln.Close()
 		fmt.Fprintf(e.Stderr, "acbridge agent: %v\n", err)
@@ -115,16 +142,16 @@ func runAgent(ctx context.Context, e *env, args []string) int {
 		ErrorLog:          slog.NewLogLogger(handler, slog.LevelWarn),
 	}
 	scheme := "http"
-	if useTLS {
+	if f.useTLS() {
 		scheme = "https"
 	}
 	// Other tools and the README parse this exact line to learn the port.
 	fmt.Fprintf(e.Stderr, "listening on %s://%s\n", scheme, ln.Addr())
-	logger.Info("agent: serving", "tls", useTLS, "token", token != "", "transport", *transport, "physical", *physical, "legacy_uri", *legacyURI)
+	logger.Info("agent: serving", "tls", f.useTLS(), "token", token != "", "transport", f.transport, "physical", f.physical, "legacy_uri", f.legacyURI)
 
 	served := make(chan error, 1)
 	go func() {
-		if useTLS {
+		if f.useTLS() {
 			served <- srv.ServeTLS(ln, "", "")
 		} else {
 			served <- srv.Serve(ln)

@@ -23,6 +23,8 @@ func TestRunRefusesConfigurationThatCanNeverWork(t *testing.T) {
 		"tts":        {agent + "[audio]\ntts_command = [\"\"]\n", "audio.tts_command"},
 		"longneg":    {agent + "[[button]]\ncontrol = \"cancel\"\nsource = \"gpio\"\nchip = \"gpiochip0\"\nline = 1\nlong_press = \"-5s\"\n", "long_press"},
 		"longhuge":   {agent + "[[button]]\ncontrol = \"cancel\"\nsource = \"gpio\"\nchip = \"gpiochip0\"\nline = 1\nlong_press = \"10000h\"\n", "long_press"},
+		"evdevkey":   {agent + "[[button]]\ncontrol = \"scan\"\nsource = \"evdev\"\nname = \"kbd\"\nkey = \"KEY_NOPE\"\n", "button[0].key: unknown key name \"KEY_NOPE\""},
+		"gpiobias":   {agent + "[[button]]\ncontrol = \"scan\"\nsource = \"gpio\"\nchip = \"gpiochip0\"\nline = 1\nbias = \"sideways\"\n", "button[0].bias: unknown bias \"sideways\""},
 		"termcancel": {agent + "[[button]]\ncontrol = \"cancel\"\nsource = \"terminal\"\nchar = \"c\"\n", "cannot be the cancel button"},
 	} {
 		path := filepath.Join(dir, name+".toml")

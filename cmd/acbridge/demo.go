@@ -12,11 +12,12 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"time"
 
+	"github.com/agentcall/acbridge/accept"
 	"github.com/agentcall/acbridge/agent"
 	"github.com/agentcall/acbridge/bridge"
+	"github.com/agentcall/acbridge/bridge/bridgetest"
 	"github.com/agentcall/acbridge/button"
 	"github.com/agentcall/acbridge/button/buttontest"
 	"github.com/agentcall/acbridge/camera"
@@ -25,6 +26,7 @@ import (
 	"github.com/agentcall/acbridge/nfc"
 	"github.com/agentcall/acbridge/nfc/nfctest"
 	"github.com/agentcall/acbridge/nfc/vpcd"
+	"github.com/agentcall/acbridge/station"
 )
 
 func init() {
@@ -54,48 +56,41 @@ func (v virtualReader) remove()                                 { v.Remove() }
 // vpcdReader is the real stack: pcscd with the vpcd driver, acbridge's nfc
 // reader, and a virtual card that connects to the driver.
 type vpcdReader struct {
-	*nfc.Dev
+	*station.Reader
 	card *vpcd.Card
 }
 
 func (v vpcdReader) tap(ctx context.Context, uid []byte) error { return v.card.Insert(ctx, uid) }
 func (v vpcdReader) remove()                                   { v.card.Remove() }
 
-// openDemoReader uses pcscd + vpcd when they answer within a second or two,
-// and says which reader it chose.
-func openDemoReader(ctx context.Context, ks *keystore.Store, scope string, wg *sync.WaitGroup) (demoReader, string, func()) {
+// openDemoReader uses pcscd + vpcd when pcscd lists the vpcd reader (the
+// rule accept --simulate follows), and says which reader it chose.
+func openDemoReader(ctx context.Context, ks *keystore.Store, scope string) (demoReader, string, func()) {
 	fallback := func(why string) (demoReader, string, func()) {
 		return virtualReader{nfctest.New(ks, scope)}, "an in-process virtual NFC reader (" + why + "; make test starts pcscd with the vpcd driver)", func() {}
 	}
-	if c, err := net.DialTimeout("tcp", vpcd.DefaultAddr, 300*time.Millisecond); err != nil {
-		return fallback("pcscd with the vpcd driver is not running")
-	} else {
-		c.Close() // the driver takes the next connection as a card insertion
+	if mode, why := accept.PickSimReader(ctx, vpcd.DefaultReader); mode != accept.SimVPCD {
+		return fallback(why)
 	}
-	dev, err := nfc.Open(ctx, &nfc.Options{Aliaser: ks, Scope: scope})
+	dev, err := station.StartReader(ctx, &nfc.Options{Reader: vpcd.DefaultReader, Aliaser: ks, Scope: scope}, nil)
 	if err != nil {
 		return fallback(err.Error())
 	}
-	rctx, cancel := context.WithCancel(ctx)
-	wg.Add(1)
-	go func() { defer wg.Done(); dev.Run(rctx) }()
-	deadline := time.Now().Add(3 * time.Second)
-	for dev.Status().State == nfc.StateNoReader && time.Now().Before(deadline) {
-		time.Sleep(50 * time.Millisecond)
-	}
-	if st := dev.Status(); st.State == nfc.StateNoReader {
-		cancel()
+	wctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+	st := dev.WaitReader(wctx)
+	cancel()
+	if st.State == nfc.StateNoReader {
 		dev.Close()
 		return fallback(fmt.Sprint("no vpcd reader: ", st.Err))
 	}
 	card := vpcd.New(vpcd.DefaultAddr)
-	closeAll := func() { card.Close(); cancel(); dev.Close() }
-	return vpcdReader{Dev: dev, card: card}, "the real PC/SC stack (pcscd, the vpcd virtual reader " + fmt.Sprintf("%q", dev.Status().Reader) + ", a virtual card)", closeAll
+	closeAll := func() { card.Close(); dev.Close() }
+	return vpcdReader{Reader: dev, card: card}, "the real PC/SC stack (pcscd, the vpcd virtual reader " + fmt.Sprintf("%q", st.Reader) + ", a virtual card)", closeAll
 }
 
 type demo struct {
 	e       *env
-	out     *bridge.Transcript
+	out     *bridgetest.Transcript
 	reader  demoReader
 	buttons *buttontest.Source
 	texts   chan string
@@ -152,11 +147,9 @@ func demoRun(ctx context.Context, e *env, interactive, verbose bool) error {
 		return err
 	}
 	defer cam.Close()
-	var wg sync.WaitGroup
-	defer wg.Wait()
-	reader, readerDesc, closeReader := openDemoReader(ctx, ks, scope, &wg)
+	reader, readerDesc, closeReader := openDemoReader(ctx, ks, scope)
 	defer closeReader()
-	d := &demo{e: e, out: &bridge.Transcript{W: e.Stdout}, reader: reader,
+	d := &demo{e: e, out: &bridgetest.Transcript{W: e.Stdout}, reader: reader,
 		buttons: buttontest.NewSource(&button.Options{Debounce: -1}), texts: make(chan string)}
 	defer d.buttons.Close()
 	logw := io.Discard
@@ -167,7 +160,7 @@ func demoRun(ctx context.Context, e *env, interactive, verbose bool) error {
 	fmt.Fprintf(e.Stdout, "acbridge demo: the reference agent at %s;\n  tags: %s;\n  photos: the test-pattern camera; a temporary keystore.\n\n", base, readerDesc)
 	b := bridge.New(bridge.Options{
 		AgentURL: base, Policy: &client.Policy{AllowInsecureLocal: true},
-		Reader: d.reader, Camera: &bridge.CameraJPEG{Cam: cam}, Buttons: d.buttons, Texts: d.texts,
+		Reader: d.reader, Camera: station.PhotoOf(cam), Buttons: d.buttons, Texts: d.texts,
 		Window: 10 * time.Second, ReconnectMax: 2 * time.Second, Out: d.out, Display: d.out.Display, Logger: log,
 	})
 	done := make(chan error, 1)

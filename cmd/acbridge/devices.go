@@ -7,66 +7,20 @@ import (
 	"io"
 	"maps"
 	"slices"
-	"sort"
 
-	"github.com/agentcall/acbridge/nfc"
+	"github.com/agentcall/acbridge/station"
 )
 
 func init() {
 	register(command{name: "devices", summary: "list the hardware acbridge can use: NFC readers, cameras, microphones, speakers", run: runDevices})
-	registerDeviceSection(deviceSection{order: 10, name: "nfc", title: "NFC readers (PC/SC)", list: listNFCReaders})
 }
 
-// deviceSection is one kind of hardware in "acbridge devices". Other areas
-// (cameras, audio, buttons) add theirs with registerDeviceSection from an
-// init function in their own file.
-type deviceSection struct {
-	order int    // position in the listing
-	name  string // JSON key
-	title string // heading in the text listing
-	list  func(ctx context.Context) ([]device, error)
-}
-
-// device is one entry: a name plus facts shown as key=value.
-type device struct {
-	Name  string
-	Attrs map[string]any
-}
-
-func (d device) MarshalJSON() ([]byte, error) {
-	m := make(map[string]any, len(d.Attrs)+1)
-	maps.Copy(m, d.Attrs)
-	m["name"] = d.Name
-	return json.Marshal(m)
-}
-
-var deviceSections []deviceSection
-
-func registerDeviceSection(s deviceSection) {
-	for _, o := range deviceSections {
-		if o.name == s.name {
-			panic("acbridge: device section registered twice: " + s.name)
-		}
-	}
-	deviceSections = append(deviceSections, s)
-	sort.SliceStable(deviceSections, func(i, j int) bool { return deviceSections[i].order < deviceSections[j].order })
-}
-
-func listNFCReaders(ctx context.Context) ([]device, error) {
-	infos, err := nfc.ListReaders(ctx)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]device, len(infos))
-	for i, in := range infos {
-		out[i] = device{Name: in.Name, Attrs: map[string]any{"contactless": in.Contactless, "tagPresent": in.TagPresent}}
-	}
-	return out, nil
-}
+// deviceSections lists the sections; tests add a failing one.
+var deviceSections = station.Sections
 
 type sectionResult struct {
-	Devices []device `json:"devices"`
-	Error   string   `json:"error,omitempty"`
+	Devices []station.Device `json:"devices"`
+	Error   string           `json:"error,omitempty"`
 }
 
 // runDevices lists every section; a failing section is reported with its
@@ -78,18 +32,19 @@ func runDevices(ctx context.Context, e *env, args []string) int {
 		return code
 	}
 	status := 0
-	results := make(map[string]sectionResult, len(deviceSections))
-	for _, s := range deviceSections {
-		devs, err := s.list(ctx)
+	sections := deviceSections()
+	results := make(map[string]sectionResult, len(sections))
+	for _, s := range sections {
+		devs, err := s.List(ctx)
 		r := sectionResult{Devices: devs}
 		if r.Devices == nil {
-			r.Devices = []device{}
+			r.Devices = []station.Device{}
 		}
 		if err != nil {
 			r.Error = err.Error()
 			status = 1
 		}
-		results[s.name] = r
+		results[s.Name] = r
 	}
 	if *asJSON {
 		enc := json.NewEncoder(e.Stdout)
@@ -100,11 +55,11 @@ func runDevices(ctx context.Context, e *env, args []string) int {
 		}
 		return status
 	}
-	for i, s := range deviceSections {
+	for i, s := range sections {
 		if i > 0 {
 			fmt.Fprintln(e.Stdout)
 		}
-		printSection(e.Stdout, s.title, results[s.name])
+		printSection(e.Stdout, s.Title, results[s.Name])
 	}
 	return status
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/agentcall/acbridge/accept"
 	"github.com/agentcall/acbridge/config"
+	"github.com/agentcall/acbridge/station"
 )
 
 func init() {
@@ -44,7 +45,7 @@ func runDoctor(ctx context.Context, e *env, args []string) int {
 		// Nothing here is interactive; no technician, simulated or not.
 		o.Technician = nil
 	} else {
-		cfg, err := config.Load(*cfgPath, nil)
+		cfg, err := station.Load(*cfgPath, nil)
 		if err != nil {
 			o.ConfigErr, cfg = err, config.Defaults()
 		}

@@ -17,10 +17,10 @@ func fleetCollectors(cfg *config.Config, p *parts) []prometheus.Collector {
 	if ks, err := keystore.Open(cfg.Keystore.Path); err == nil {
 		info.KeystoreFingerprint = ks.Fingerprint()
 	}
-	if r := p.reader; r != nil {
+	if r := p.station.Reader; r != nil {
 		info.Reader = func() bool { return r.Status().State != nfc.StateNoReader }
 	}
-	if cam, ok := p.camera.(interface{ Present() bool }); ok {
+	if cam := p.station.Photo; cam != nil {
 		info.Camera = cam.Present
 	}
 	return fleet.Collectors(info)

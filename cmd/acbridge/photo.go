@@ -9,7 +9,9 @@ import (
 	"time"
 
 	"github.com/agentcall/acbridge/camera"
+	"github.com/agentcall/acbridge/config"
 	"github.com/agentcall/acbridge/jpeg"
+	"github.com/agentcall/acbridge/station"
 )
 
 func init() {
@@ -73,7 +75,9 @@ func runPhoto(ctx context.Context, e *env, args []string) int {
 	if *input != "" {
 		res, err = jpeg.EncodeFile(*input, nil)
 	} else {
-		res, err = capturePhoto(ctx, camera.Config{Device: *cam, Rotation: *rotate, Mirror: *mirror}, *timeout, &rep)
+		c := config.Defaults().Camera
+		c.Device, c.Rotation, c.Mirror = *cam, *rotate, *mirror
+		res, err = capturePhoto(ctx, c, *timeout, &rep)
 	}
 	if err != nil {
 		fmt.Fprintf(e.Stderr, "acbridge photo: %v\n", err)
@@ -107,22 +111,25 @@ func runPhoto(ctx context.Context, e *env, args []string) int {
 	return 0
 }
 
-func capturePhoto(ctx context.Context, cfg camera.Config, timeout time.Duration, rep *photoReport) (*jpeg.Result, error) {
-	dev, err := camera.New(cfg)
+// capturePhoto captures through the daemon's pipeline (station.Photo),
+// with the configuration's defaults for what the flags do not set, so that
+// the file holds exactly what the daemon would send.
+func capturePhoto(ctx context.Context, c config.Camera, timeout time.Duration, rep *photoReport) (*jpeg.Result, error) {
+	p, err := station.NewPhoto(c, nil)
 	if err != nil {
 		return nil, err
 	}
-	defer dev.Close()
+	defer p.Close()
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	f, err := dev.Capture(ctx)
+	res, f, err := p.Take(ctx)
 	if err != nil {
 		return nil, err
 	}
 	rep.Device, rep.Discarded = f.Device, f.Discarded
 	settled := f.Settled
 	rep.Settled = &settled
-	return jpeg.Encode(f.Image, nil)
+	return res, nil
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }

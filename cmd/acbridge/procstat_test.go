@@ -9,7 +9,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/agentcall/acbridge/bridge"
+	"github.com/agentcall/acbridge/bridge/bridgetest"
 )
 
 // memKiB returns VmRSS and VmHWM (the kernel's own peak of VmRSS) of a
@@ -82,7 +82,7 @@ func cpuShare(pid int, window time.Duration) (float64, error) {
 // last tailBytes, and which of a few watched strings ever appeared, even
 // across writes: a flooded daemon's output must not pile up in the test.
 type capped struct {
-	t     *bridge.Transcript
+	t     *bridgetest.Transcript
 	limit int64
 	watch []string
 
@@ -95,7 +95,7 @@ type capped struct {
 
 const tailBytes = 64 << 10
 
-func newCapped(t *bridge.Transcript, limit int64, watch ...string) *capped {
+func newCapped(t *bridgetest.Transcript, limit int64, watch ...string) *capped {
 	return &capped{t: t, limit: limit, watch: watch, found: map[string]bool{}}
 }
 

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentcall/acbridge/bridge"
+	"github.com/agentcall/acbridge/bridge/bridgetest"
 	"github.com/agentcall/acbridge/button/evdev"
 	"github.com/agentcall/acbridge/internal/hostileagent"
 )
@@ -23,13 +23,13 @@ import (
 type agentProcess struct {
 	cmd    *exec.Cmd
 	addr   string
-	log    *bridge.Transcript
+	log    *bridgetest.Transcript
 	exited chan error
 }
 
 func startAgentProcess(t *testing.T) *agentProcess {
 	t.Helper()
-	p := &agentProcess{log: &bridge.Transcript{}, exited: make(chan error, 1)}
+	p := &agentProcess{log: &bridgetest.Transcript{}, exited: make(chan error, 1)}
 	p.cmd = exec.Command(os.Args[0], "agent", "--listen", "127.0.0.1:0", "--insecure-local", "--physical")
 	p.cmd.Env = append(os.Environ(), "ACBRIDGE_RUN_MAIN=1")
 	p.cmd.Stdout, p.cmd.Stderr = p.log, p.log

@@ -13,6 +13,7 @@ import (
 	"github.com/agentcall/acbridge/bridge"
 	"github.com/agentcall/acbridge/config"
 	"github.com/agentcall/acbridge/protocol"
+	"github.com/agentcall/acbridge/station"
 	"github.com/coreos/go-systemd/v22/daemon"
 )
 
@@ -33,7 +34,7 @@ func runRun(ctx context.Context, e *env, args []string) int {
 		return code
 	}
 	load := func() (*config.Config, error) {
-		return config.Load(*path, func(c *config.Config) {
+		return station.Load(*path, func(c *config.Config) {
 			if *agentURL != "" {
 				c.Agent.URL = *agentURL
 			}
@@ -96,7 +97,7 @@ func runGeneration(ctx context.Context, cfg *config.Config, e *env, hup <-chan o
 		return false, err
 	}
 	defer p.close()
-	speak, waitSpeech := speaker(cfg.Audio.TTSCommand, log)
+	speak, waitSpeech := ttsSpeaker(cfg.Audio.TTSCommand, log)
 	defer waitSpeech()
 	onState := func(s bridge.State) {
 		status := "not connected: " + fmt.Sprint(s.Err)
@@ -107,9 +108,9 @@ func runGeneration(ctx context.Context, cfg *config.Config, e *env, hup <-chan o
 	}
 	opts := bridgeOptions(cfg, p, e, onState)
 	opts.Speak = speak
-	opts.Texts = p.texts
-	if p.kiosk != nil && cfg.Kiosk.TextBox {
-		opts.Texts = mergeTexts(gctx, p.texts, p.kiosk.Texts())
+	opts.Texts = p.station.Texts
+	if k := p.station.Kiosk; k != nil && cfg.Kiosk.TextBox {
+		opts.Texts = mergeTexts(gctx, p.station.Texts, k.Texts())
 	}
 	b := bridge.New(opts)
 	// READY once the devices are open: the network may come later, and the

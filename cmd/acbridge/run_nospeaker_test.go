@@ -10,7 +10,7 @@ import (
 
 	"github.com/agentcall/acbridge/agent"
 	"github.com/agentcall/acbridge/audio"
-	"github.com/agentcall/acbridge/bridge"
+	"github.com/agentcall/acbridge/bridge/bridgetest"
 )
 
 // On a kiosk without a speaker, an agent's voice makes the daemon say
@@ -25,7 +25,7 @@ func TestRunNoSpeakerSaysSoOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	agentLog := &bridge.Transcript{}
+	agentLog := &bridgetest.Transcript{}
 	ag, err := agent.New(&agent.Options{Transport: "webrtc", Logger: slog.New(slog.NewTextHandler(agentLog, nil))})
 	if err != nil {
 		t.Fatal(err)

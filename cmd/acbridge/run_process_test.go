@@ -19,7 +19,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/agentcall/acbridge/agent"
-	"github.com/agentcall/acbridge/bridge"
+	"github.com/agentcall/acbridge/bridge/bridgetest"
 	"github.com/agentcall/acbridge/button/evdev"
 	"github.com/agentcall/acbridge/keystore"
 	"github.com/agentcall/acbridge/kiosk/kiosktest"
@@ -43,7 +43,7 @@ func TestMain(m *testing.M) {
 type procAgent struct {
 	t    *testing.T
 	addr string
-	log  *bridge.Transcript
+	log  *bridgetest.Transcript
 	a    *agent.Agent
 	srv  *http.Server
 	// opts configures the agent (nil: the WebSocket defaults); its Logger
@@ -86,13 +86,13 @@ func (p *procAgent) stop() {
 type daemonProc struct {
 	t        *testing.T
 	cmd      *exec.Cmd
-	out, err *bridge.Transcript
+	out, err *bridgetest.Transcript
 	stdin    io.WriteCloser
 	keys     *os.File // the evdev FIFO
 	exited   chan error
 }
 
-func (d *daemonProc) wait(out *bridge.Transcript, sub string, n int) {
+func (d *daemonProc) wait(out *bridgetest.Transcript, sub string, n int) {
 	d.t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
@@ -181,7 +181,7 @@ listen = "127.0.0.1:0"
 `, agentAddr, strings.Join(agentKeys, "\n"), filepath.Join(dir, "keystore.json"), fifo, fifo) + strings.Join(extraConfig, "\n")
 	path := filepath.Join(dir, "acbridge.toml")
 	os.WriteFile(path, []byte(cfg), 0o600)
-	d := &daemonProc{t: t, out: &bridge.Transcript{}, err: &bridge.Transcript{}, keys: keys, exited: make(chan error, 1)}
+	d := &daemonProc{t: t, out: &bridgetest.Transcript{}, err: &bridgetest.Transcript{}, keys: keys, exited: make(chan error, 1)}
 	d.cmd = exec.Command(os.Args[0], "run", "--config", path, "--stdin-text")
 	d.cmd.Env = append(os.Environ(), "ACBRIDGE_RUN_MAIN=1")
 	d.cmd.Stdout, d.cmd.Stderr = d.out, d.err
@@ -325,7 +325,7 @@ func TestRunDaemonEndToEnd(t *testing.T) {
 func TestRunDaemonKioskPage(t *testing.T) {
 	vpcdtest.Require(t)
 	dir := t.TempDir()
-	ag := &procAgent{t: t, log: &bridge.Transcript{}}
+	ag := &procAgent{t: t, log: &bridgetest.Transcript{}}
 	ag.start()
 	defer ag.stop()
 	d := startDaemon(t, dir, ag.addr, "[kiosk]", `listen = "127.0.0.1:0"`, "text_box = true")

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentcall/acbridge/bridge"
+	"github.com/agentcall/acbridge/bridge/bridgetest"
 )
 
 // With --stdin-text and terminal buttons, standard input has one reader:
@@ -14,7 +14,7 @@ import (
 // that is one key's character presses that control.
 func TestRunStdinTextWithTerminalButtons(t *testing.T) {
 	dir := t.TempDir()
-	ag := &procAgent{t: t, log: &bridge.Transcript{}}
+	ag := &procAgent{t: t, log: &bridgetest.Transcript{}}
 	ag.start()
 	defer ag.stop()
 	d := startDaemon(t, dir, ag.addr,

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentcall/acbridge/bridge"
+	"github.com/agentcall/acbridge/bridge/bridgetest"
 	"github.com/agentcall/acbridge/nfc/vpcd"
 	"github.com/agentcall/acbridge/nfc/vpcd/vpcdtest"
 )
@@ -79,7 +79,7 @@ func (d *daemonProc) armScan(n int) {
 func startNFCDaemon(t *testing.T, dir string) (*daemonProc, *procAgent, *vpcd.Card) {
 	t.Helper()
 	vpcdtest.Require(t)
-	ag := &procAgent{t: t, log: &bridge.Transcript{}}
+	ag := &procAgent{t: t, log: &bridgetest.Transcript{}}
 	ag.start()
 	t.Cleanup(ag.stop)
 	d := startDaemon(t, dir, ag.addr)

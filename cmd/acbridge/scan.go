@@ -13,6 +13,7 @@ import (
 	"github.com/agentcall/acbridge/keystore"
 	"github.com/agentcall/acbridge/nfc"
 	"github.com/agentcall/acbridge/protocol"
+	"github.com/agentcall/acbridge/station"
 )
 
 func init() {
@@ -77,42 +78,46 @@ func runScan(ctx context.Context, e *env, args []string) int {
 	if *verbose {
 		logger = slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	}
-	dev, err := nfc.Open(ctx, &nfc.Options{
+	dev, err := station.StartReader(ctx, &nfc.Options{
 		Reader: *reader, Aliaser: store, Scope: scope, Logger: logger,
 		Debounce: 300 * time.Millisecond,
 		OnState:  func(s nfc.Status) { printScanStatus(stderr, s) },
-	})
+	}, logger)
 	if err != nil {
 		fmt.Fprintf(stderr, "acbridge scan: %v\n", err)
 		return 1
 	}
-	runDone := make(chan struct{})
-	go func() { defer close(runDone); dev.Run(ctx) }()
-	defer func() { dev.Close(); <-runDone }()
+	defer dev.Close()
 
-	p := scanPrinter{out: stdout, errw: stderr, json: *asJSON}
+	return scanTags(ctx, dev, &scanPrinter{out: stdout, errw: stderr, json: *asJSON}, *window, *once)
+}
+
+// scanTags arms the reader for one window after another and prints each
+// identified tag; with once, it returns after the first tag or window.
+func scanTags(ctx context.Context, dev *station.Reader, p *scanPrinter, window time.Duration, once bool) int {
+	stderr := p.errw
 	// A tag pulled away mid-read leaves the window open: say so and wait
 	// for it to come back, as the daemon does.
 	unread := &nfc.ScanOptions{OnUnread: func(err error) {
 		fmt.Fprintf(stderr, "%s (%v)\n", nfc.UnreadNotice, err)
 	}}
 	for {
-		s, err := dev.ScanWith(ctx, *window, unread)
+		s, err := dev.ScanWith(ctx, window, unread)
 		switch {
 		case errors.Is(err, nfc.ErrNoTag):
-			if *once {
-				fmt.Fprintf(stderr, "acbridge scan: no tag tapped within %v\n", *window)
+			if once {
+				fmt.Fprintf(stderr, "acbridge scan: no tag tapped within %v\n", window)
 				return 1
 			}
 			continue // re-arm
 		case ctx.Err() != nil:
-			if *once {
+			if once {
 				return 1
 			}
 			return 0
 		case err != nil:
 			fmt.Fprintf(stderr, "acbridge scan: %v\n", err)
-			if *once {
+			if once {
 				return 1
 			}
 			continue
@@ -124,7 +129,7 @@ func runScan(ctx context.Context, e *env, args []string) int {
 			fmt.Fprintf(stderr, "acbridge scan: %v\n", err)
 			return 1
 		}
-		if *once {
+		if once {
 			return 0
 		}
 	}

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/agentcall/acbridge/agent"
-	"github.com/agentcall/acbridge/bridge"
+	"github.com/agentcall/acbridge/bridge/bridgetest"
 	"github.com/agentcall/acbridge/button/evdev"
 )
 
@@ -91,7 +91,7 @@ func (a *agentPackets) count() (outside, inside int) {
 func TestRunDaemonMicrophoneOnlyInAnEngagement(t *testing.T) {
 	dir := t.TempDir()
 	heard := &agentPackets{}
-	ag := &procAgent{t: t, log: &bridge.Transcript{},
+	ag := &procAgent{t: t, log: &bridgetest.Transcript{},
 		opts: &agent.Options{Transport: "webrtc", NoExplicitTurns: true, OnAudioPacket: heard.packet}}
 	ag.start()
 	defer ag.stop()
@@ -142,7 +142,7 @@ func TestRunDaemonMicrophoneOnlyInAnEngagement(t *testing.T) {
 func TestRunDaemonCancelDuringTalk(t *testing.T) {
 	dir := t.TempDir()
 	heard := &agentPackets{}
-	ag := &procAgent{t: t, log: &bridge.Transcript{},
+	ag := &procAgent{t: t, log: &bridgetest.Transcript{},
 		opts: &agent.Options{Transport: "webrtc", OnAudioPacket: heard.packet, OnAudioTurn: heard.turn}}
 	ag.start()
 	defer ag.stop()

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/agentcall/acbridge/agent"
-	"github.com/agentcall/acbridge/bridge"
+	"github.com/agentcall/acbridge/bridge/bridgetest"
 )
 
 // endTrace is the shortest session: start, established, session.end.
@@ -53,7 +53,7 @@ func TestWebRTCSessionEndOnEveryProcessStop(t *testing.T) {
 // before), and the daemon still exits promptly.
 func TestRunDaemonSessionEndOnEverySIGTERM(t *testing.T) {
 	const stops = 10
-	ag := &procAgent{t: t, log: &bridge.Transcript{}, opts: &agent.Options{Transport: "webrtc"}}
+	ag := &procAgent{t: t, log: &bridgetest.Transcript{}, opts: &agent.Options{Transport: "webrtc"}}
 	ag.start()
 	defer ag.stop()
 	for i := 1; i <= stops; i++ {

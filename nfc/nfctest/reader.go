@@ -125,7 +125,7 @@ func (r *Reader) ScanWith(ctx context.Context, window time.Duration, o *nfc.Scan
 			r.fresh = false
 			now := time.Now()
 			s := nfc.Scan{Reader: r.name, PresentAt: now, ReadyAt: now}
-			if len(r.uid) == 4 && r.uid[0] == 0x08 {
+			if nfc.RandomUID(r.uid) {
 				s.Unidentifiable = true
 			} else {
 				s.Object = r.aliaser.Object(r.scope, r.uid)

@@ -1,4 +1,4 @@
-package bridge
+package bridgetest
 
 import (
 	"bytes"
@@ -27,7 +27,7 @@ type Transcript struct {
 const maxNotices = 4096
 
 // Display records the notices and counts the agent's finished runs; use it
-// as Options.Display.
+// as bridge.Options.Display.
 func (t *Transcript) Display(n notice.Notice) {
 	t.mu.Lock()
 	if n.Kind == notice.RunDone {

@@ -1,0 +1,110 @@
+package station
+
+import (
+	"context"
+	"encoding/json"
+	"maps"
+
+	"github.com/agentcall/acbridge/audio"
+	"github.com/agentcall/acbridge/camera"
+	"github.com/agentcall/acbridge/nfc"
+)
+
+// Section is one kind of hardware in `acbridge devices`: each entry's name
+// is what goes in the configuration key the title names.
+type Section struct {
+	Name  string // JSON key
+	Title string // heading in the text listing
+	List  func(ctx context.Context) ([]Device, error)
+}
+
+// Device is one entry: a name plus facts shown as key=value.
+type Device struct {
+	Name  string
+	Attrs map[string]any
+}
+
+// MarshalJSON writes the facts and the name as one object.
+func (d Device) MarshalJSON() ([]byte, error) {
+	m := make(map[string]any, len(d.Attrs)+1)
+	maps.Copy(m, d.Attrs)
+	m["name"] = d.Name
+	return json.Marshal(m)
+}
+
+// Sections are the kinds of hardware a configuration can name, in listing
+// order.
+func Sections() []Section {
+	return []Section{
+		{Name: "nfc", Title: "NFC readers (PC/SC)", List: listNFCReaders},
+		{Name: "cameras", Title: "Cameras (camera.device)", List: listCameras},
+		{Name: "microphones", Title: "Microphones (audio.microphone)", List: listMicrophones},
+		{Name: "speakers", Title: "Speakers (audio.speaker)", List: listSpeakers},
+	}
+}
+
+func listNFCReaders(ctx context.Context) ([]Device, error) {
+	infos, err := nfc.ListReaders(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Device, len(infos))
+	for i, in := range infos {
+		out[i] = Device{Name: in.Name, Attrs: map[string]any{"contactless": in.Contactless, "tagPresent": in.TagPresent}}
+	}
+	return out, nil
+}
+
+func listCameras(ctx context.Context) ([]Device, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	var out []Device
+	for _, c := range camera.List() {
+		if c.Test {
+			out = append(out, Device{Name: c.Label, Attrs: map[string]any{"test": true, "description": c.Name}})
+			continue
+		}
+		name := c.Label
+		if c.Node != "" {
+			name = "/dev/" + c.Node
+		}
+		// A node without a name did not answer as a capture device: a
+		// codec or ISP node on a Raspberry Pi, or a camera busy elsewhere.
+		out = append(out, Device{Name: name, Attrs: map[string]any{"label": c.Label, "description": c.Name, "bus": c.Bus, "capture": c.Name != ""}})
+	}
+	return out, nil
+}
+
+func listMicrophones(ctx context.Context) ([]Device, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return audioDevices(audio.Microphones()), nil
+}
+
+func listSpeakers(ctx context.Context) ([]Device, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	spk, err := audio.Speakers()
+	if err != nil {
+		return nil, err
+	}
+	return audioDevices(spk), nil
+}
+
+func audioDevices(ds []audio.Device) []Device {
+	out := make([]Device, 0, len(ds))
+	for _, d := range ds {
+		attrs := map[string]any{"default": d.Default}
+		if d.Name != "" {
+			attrs["description"] = d.Name
+		}
+		if d.Test {
+			attrs["test"], attrs["description"] = true, "test tone"
+		}
+		out = append(out, Device{Name: d.ID, Attrs: attrs})
+	}
+	return out
+}

@@ -1,0 +1,9 @@
+// Package station turns acbridge's configuration into this kiosk's
+// hardware: Check validates every device key without opening anything
+// (so `acbridge run --check-config` refuses a key name or a bias that could
+// only fail when the button is opened), and Open builds the reader, the
+// photo pipeline, the buttons, the LED, the microphone and the speaker.
+// `acbridge run`, `photo`, `scan`, `demo`, `accept` and `doctor` build their
+// devices here, so that there is one way from a configuration to a device
+// (issue #14 item 1; DESIGN.md "Packages").
+package station
