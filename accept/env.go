@@ -104,6 +104,9 @@ func (r *runner) envPolkit(ctx context.Context, t *T) error {
 }
 
 func (r *runner) envPN533(ctx context.Context, t *T) error {
+	if n := acr122Note("/sys"); n != "" {
+		t.note("%s", n)
+	}
 	if _, err := os.Stat("/sys/module/pn533_usb"); err == nil {
 		t.note("kernel module pn533_usb is loaded; blacklist it (packaging/modprobe-acbridge.conf) so that it never claims a PN533 reader")
 	}

@@ -189,7 +189,7 @@ func (g *rig) probeStatus(ctx context.Context, wait time.Duration) nfc.Status {
 		return nfc.Status{State: nfc.StateNoReader, Err: err}
 	}
 	states := make(chan nfc.Status, 4)
-	dev, err := nfc.New(ctx, &nfc.Options{Reader: g.cfg.NFC.Reader, Aliaser: ks, Scope: g.scope(), Logger: g.log,
+	dev, err := nfc.New(ctx, &nfc.Options{Reader: g.cfg.NFC.Reader, Buzzer: g.cfg.NFC.Buzzer, Aliaser: ks, Scope: g.scope(), Logger: g.log,
 		Debounce: -1, OnState: func(s nfc.Status) {
 			select {
 			case states <- s:
@@ -262,7 +262,7 @@ func (g *rig) doOpenReader(ctx context.Context) (nfc.Reader, error) {
 	if err != nil {
 		return nil, err
 	}
-	dev, err := nfc.New(g.ctx, &nfc.Options{Reader: g.cfg.NFC.Reader, Aliaser: ks, Scope: g.scope(), Logger: g.log})
+	dev, err := nfc.New(g.ctx, &nfc.Options{Reader: g.cfg.NFC.Reader, Buzzer: g.cfg.NFC.Buzzer, Aliaser: ks, Scope: g.scope(), Logger: g.log})
 	if err != nil {
 		return nil, err
 	}

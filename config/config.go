@@ -66,6 +66,8 @@ type NFC struct {
 	Reader string   `toml:"reader"`
 	Window Duration `toml:"window"`
 	Intent string   `toml:"intent"`
+	// Buzzer keeps the ACR122U's beep (default off; see nfc.Options.Buzzer).
+	Buzzer bool `toml:"buzzer"`
 }
 
 // Camera configures photo capture.

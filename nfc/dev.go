@@ -19,6 +19,9 @@ type Dev struct {
 	log   *slog.Logger
 	clock Clock
 	sysfs string // root of sysfs, for the pn533 diagnosis
+	// quieted is the reader whose buzzer this PC/SC session turned off;
+	// only the loop goroutine uses it.
+	quieted string
 
 	scans   chan Scan
 	closing chan struct{} // closed by Close

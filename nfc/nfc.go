@@ -115,6 +115,10 @@ type Options struct {
 	OnState func(Status)
 	// Debounce defaults to 100 ms; a negative value reports every change.
 	Debounce time.Duration
+	// Buzzer keeps the ACR122U's beep on every tap; false (the default)
+	// turns it off on the first connection, since it also beeps for taps
+	// outside any window, which acbridge ignores.
+	Buzzer bool
 	// MinBackoff and MaxBackoff bound the wait before re-establishing the
 	// PC/SC context after pcscd went away; defaults 100 ms and 5 s.
 	MinBackoff, MaxBackoff time.Duration

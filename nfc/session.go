@@ -71,6 +71,7 @@ func (d *Dev) session(ctx context.Context, carry *presence) (healthy bool, err e
 	d.scMu.Lock()
 	d.sc = sc
 	d.scMu.Unlock()
+	d.quieted = "" // pcscd restarted or the reader was replugged: it may beep again
 	defer func() {
 		d.scMu.Lock()
 		d.sc = nil

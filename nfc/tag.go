@@ -70,6 +70,7 @@ func (d *Dev) identify(sc *scard.Context, reader string) (Scan, error) {
 		now := d.clock.Now()
 		return Scan{Err: readError(err), ReaderTime: now.Sub(t0), ReadyAt: now}, nil
 	}
+	d.quiet(card, reader)
 	rsp, terr := card.Transmit(getDataUID)
 	defer clear(rsp)
 	if derr := card.Disconnect(scard.LeaveCard); derr != nil {

@@ -91,7 +91,7 @@ func (s *Station) openReader(ctx context.Context, o *Options, log *slog.Logger) 
 	if err != nil {
 		return err
 	}
-	r, err := StartReader(ctx, &nfc.Options{Reader: s.cfg.NFC.Reader, Aliaser: ks, Scope: scope, Logger: log.With("part", "nfc"),
+	r, err := StartReader(ctx, &nfc.Options{Reader: s.cfg.NFC.Reader, Buzzer: s.cfg.NFC.Buzzer, Aliaser: ks, Scope: scope, Logger: log.With("part", "nfc"),
 		OnState: func(st nfc.Status) {
 			log.Info("reader", "state", st.State.String(), "reader", st.Reader, "why", st.Err)
 		}}, log)

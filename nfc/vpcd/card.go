@@ -53,8 +53,9 @@ type Card struct {
 
 	mu      sync.Mutex
 	closed  bool
-	refuse  uint16 // status word answered to GET DATA; 0 answers the UID
-	pullN   int    // commands still to be answered by leaving the field
+	refuse  uint16    // status word answered to GET DATA; 0 answers the UID
+	pullN   int       // commands still to be answered by leaving the field
+	headers [][4]byte // CLA INS P1 P2 of every command APDU, in order
 	session *session
 }
 
@@ -189,6 +190,14 @@ func (c *Card) PullAwayOnRead(n int) {
 // answered since New: tests use it to prove a UID was not even read.
 func (c *Card) Commands() int { return int(c.commands.Load()) }
 
+// Headers returns the CLA INS P1 P2 of every command APDU answered since
+// New, in order (headers only: no command carries tag data).
+func (c *Card) Headers() [][4]byte {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append([][4]byte(nil), c.headers...)
+}
+
 // Close removes the card; later calls return ErrClosed. Safe to call twice.
 func (c *Card) Close() error {
 	c.mu.Lock()
@@ -230,6 +239,9 @@ func (c *Card) serve(s *session) {
 		default:
 			c.commands.Add(1)
 			c.mu.Lock()
+			var h [4]byte
+			copy(h[:], msg)
+			c.headers = append(c.headers, h)
 			refuse, pull := c.refuse, c.pullN > 0
 			if pull {
 				c.pullN--
