@@ -27,3 +27,7 @@ type sysTimer struct{ t *time.Timer }
 func (t sysTimer) C() <-chan time.Time        { return t.t.C }
 func (t sysTimer) Stop() bool                 { return t.t.Stop() }
 func (t sysTimer) Reset(d time.Duration) bool { return t.t.Reset(d) }
+
+// SystemClock is the clock a nil Options.Clock means, for other reader
+// backends (nfc/keyboard) that take the same Clock.
+func SystemClock() Clock { return systemClock{} }

@@ -1,0 +1,291 @@
+// Package keyboard reads NFC/RFID readers that act as a USB keyboard: they
+// type the tag's UID and Enter. The device is grabbed (EVIOCGRAB) so that
+// no keystroke reaches the console or the kiosk page; lines are read only
+// inside an armed window and everything typed outside one is swallowed.
+// The typed UID is aliased exactly like a PC/SC one (see parseUID).
+package keyboard
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/agentcall/acbridge/button/evdev"
+	"github.com/agentcall/acbridge/nfc"
+)
+
+// Options configures Open. Path, Aliaser and Scope are required.
+type Options struct {
+	// Path is the input device, preferably a stable
+	// /dev/input/by-id/usb-…-event-kbd link.
+	Path    string
+	Aliaser nfc.Aliaser
+	Scope   string
+	// Logger receives diagnostics (never a UID); nil discards them.
+	Logger *slog.Logger
+	// Clock is the time source; nil means the system clock.
+	Clock nfc.Clock
+	// OnState, if set, is told of each status change, from the goroutine
+	// that made it; it must not block or call Close.
+	OnState func(nfc.Status)
+
+	// grab replaces EVIOCGRAB in tests: a FIFO cannot be grabbed.
+	grab func(*os.File) error
+}
+
+// Reader is a keyboard-style reader. It implements nfc.Reader.
+type Reader struct {
+	opts  Options
+	log   *slog.Logger
+	clock nfc.Clock
+	f     *os.File
+
+	results chan nfc.Scan // cap 1: the armed window's one result
+	unread  chan error    // lines that were no UID, for OnUnread; extras dropped
+	closing chan struct{}
+	once    sync.Once
+	wg      sync.WaitGroup
+
+	mu     sync.Mutex
+	armed  bool
+	status nfc.Status
+}
+
+var _ nfc.Reader = (*Reader)(nil)
+
+// Open opens and grabs the device and starts reading it. Close it.
+func Open(o *Options) (*Reader, error) {
+	if o == nil || o.Path == "" {
+		return nil, errors.New("nfc/keyboard: no device configured: set nfc.device to the reader's /dev/input/by-id/…-event-kbd link")
+	}
+	if o.Aliaser == nil || o.Scope == "" || len(o.Scope) > nfc.MaxScopeLen {
+		return nil, errors.New("nfc/keyboard: an aliaser and a scope (at most nfc.MaxScopeLen bytes) are required")
+	}
+	r := &Reader{opts: *o, log: o.Logger, clock: o.Clock, results: make(chan nfc.Scan, 1), unread: make(chan error, 4), closing: make(chan struct{})}
+	if r.log == nil {
+		r.log = slog.New(slog.DiscardHandler)
+	}
+	if r.clock == nil {
+		r.clock = nfc.SystemClock()
+	}
+	if r.opts.grab == nil {
+		r.opts.grab = evdev.Grab
+	}
+	f, err := os.Open(o.Path)
+	if err != nil {
+		return nil, fmt.Errorf("nfc/keyboard: open %s: %w; the service user needs read access (udev rule or group input) and the unit DeviceAllow=char-input r", o.Path, err)
+	}
+	if err := r.opts.grab(f); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("nfc/keyboard: grab %s: %w; without an exclusive grab the reader would type UIDs into the console or the kiosk page: stop the program holding it", o.Path, err)
+	}
+	r.f = f
+	r.status = nfc.Status{State: nfc.StateReady, Reader: o.Path}
+	r.log.Info("nfc/keyboard: reading the reader; its keystrokes reach nothing else", "path", o.Path)
+	r.wg.Add(1)
+	go r.run()
+	return r, nil
+}
+
+// Close stops reading and releases the device (and with it the grab).
+func (r *Reader) Close() error {
+	r.once.Do(func() {
+		close(r.closing)
+		r.f.Close()
+	})
+	r.wg.Wait()
+	return nil
+}
+
+// Status returns the current status.
+func (r *Reader) Status() nfc.Status {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.status
+}
+
+// Scan is ScanWith without options.
+func (r *Reader) Scan(ctx context.Context, window time.Duration) (nfc.Scan, error) {
+	return r.ScanWith(ctx, window, nil)
+}
+
+// ScanWith arms the reader for window and returns the first line's result,
+// as nfc.Dev.ScanWith does: a line that is no UID (ErrBadTag) goes to
+// OnUnread and leaves the window open.
+func (r *Reader) ScanWith(ctx context.Context, window time.Duration, o *nfc.ScanOptions) (nfc.Scan, error) {
+	if window <= 0 || window > nfc.MaxWindow {
+		return nfc.Scan{}, fmt.Errorf("nfc/keyboard: window %v out of range (0, %v]", window, nfc.MaxWindow)
+	}
+	select {
+	case <-r.closing:
+		return nfc.Scan{}, nfc.ErrClosed
+	case <-r.results: // left over from an earlier window
+	default:
+	}
+	for len(r.unread) > 0 {
+		<-r.unread
+	}
+	if st, ok := r.setArmed(true); !ok {
+		return nfc.Scan{}, st.Err
+	}
+	defer r.setArmed(false)
+	t := r.clock.NewTimer(window)
+	defer t.Stop()
+	for {
+		select {
+		case err := <-r.unread:
+			if o != nil && o.OnUnread != nil {
+				o.OnUnread(err)
+			}
+		case s := <-r.results:
+			for len(r.unread) > 0 { // typed before s: tell them in order
+				if err := <-r.unread; o != nil && o.OnUnread != nil {
+					o.OnUnread(err)
+				}
+			}
+			return s, s.Err
+		case <-t.C():
+			return nfc.Scan{}, nfc.ErrNoTag
+		case <-ctx.Done():
+			return nfc.Scan{}, ctx.Err()
+		case <-r.closing:
+			return nfc.Scan{}, nfc.ErrClosed
+		}
+	}
+}
+
+// setArmed opens or closes the window; it fails when there is no reader.
+func (r *Reader) setArmed(on bool) (nfc.Status, bool) {
+	r.mu.Lock()
+	if r.status.State == nfc.StateNoReader {
+		st := r.status
+		r.mu.Unlock()
+		return st, !on
+	}
+	r.armed = on
+	st := nfc.Status{State: nfc.StateReady, Reader: r.opts.Path}
+	if on {
+		st.State = nfc.StateArmed
+	}
+	r.mu.Unlock()
+	r.setStatus(st)
+	return st, true
+}
+
+func (r *Reader) setStatus(st nfc.Status) {
+	r.mu.Lock()
+	changed := st != r.status
+	r.status = st
+	r.mu.Unlock()
+	if changed && r.opts.OnState != nil {
+		r.opts.OnState(st)
+	}
+}
+
+// line is the reader goroutine's state of the line being typed.
+type line struct {
+	buf     []byte
+	started time.Time
+	skip    bool // part of it was typed outside a window, or it is no UID
+}
+
+func (r *Reader) run() {
+	defer r.wg.Done()
+	br := bufio.NewReaderSize(r.f, 64*evdev.RecordSize)
+	rec := make([]byte, evdev.RecordSize)
+	var l line
+	defer clear(l.buf)
+	for {
+		if _, err := io.ReadFull(br, rec); err != nil {
+			select {
+			case <-r.closing:
+			default:
+				r.log.Error("nfc/keyboard: the reader is gone", "path", r.opts.Path, "err", err)
+				r.setStatus(nfc.Status{State: nfc.StateNoReader, Err: fmt.Errorf(
+					"nfc/keyboard: %s stopped (%w): replug the reader and restart acbridge", r.opts.Path, nfc.ErrNoReader)})
+			}
+			return
+		}
+		ev := evdev.Decode(rec)
+		if ev.Type != evdev.EvKey || ev.Value != 1 { // presses only; not releases or autorepeat
+			continue
+		}
+		r.key(&l, ev.Code)
+	}
+}
+
+// key takes one key press. Outside a window the line is marked skipped,
+// so a UID whose typing a window's opening interrupts is never read.
+func (r *Reader) key(l *line, code uint16) {
+	r.mu.Lock()
+	armed := r.armed
+	r.mu.Unlock()
+	if isEnter(code) {
+		if armed && !l.skip && len(l.buf) > 0 {
+			r.deliver(r.identify(l))
+		}
+		clear(l.buf)
+		*l = line{buf: l.buf[:0]}
+		return
+	}
+	c, ok := keyChars[code]
+	switch {
+	case !armed:
+		l.skip = true
+		clear(l.buf)
+		l.buf = l.buf[:0]
+	case l.skip:
+	case !ok || len(l.buf) >= maxLine:
+		l.skip = true
+		r.deliver(nfc.Scan{Reader: r.opts.Path, Err: fmt.Errorf("%w: the reader typed a key that is no digit, or too many", nfc.ErrBadTag)})
+	default:
+		if len(l.buf) == 0 {
+			l.started = r.clock.Now()
+		}
+		l.buf = append(l.buf, c)
+	}
+}
+
+func (r *Reader) identify(l *line) nfc.Scan {
+	now := r.clock.Now()
+	s := nfc.Scan{Reader: r.opts.Path, PresentAt: l.started, ReadyAt: now, ReaderTime: now.Sub(l.started)}
+	uid, err := parseUID(l.buf)
+	defer clear(uid)
+	switch {
+	case err != nil:
+		s.Err = err
+	case nfc.RandomUID(uid):
+		s.Unidentifiable = true
+		r.log.Info("nfc/keyboard: tag with a random UID: unidentifiable, not sent")
+	default:
+		s.Object = r.opts.Aliaser.Object(r.opts.Scope, uid)
+		r.log.Info("nfc/keyboard: tag read", "objectRef", s.Object.ObjectRef)
+	}
+	return s
+}
+
+// deliver hands s to the armed window. A result that ends the window
+// disarms it at once, so a reader typing the same tag again (a tag left
+// on) counts once per window.
+func (r *Reader) deliver(s nfc.Scan) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if !r.armed {
+		return
+	}
+	if nfc.Retryable(s.Err) {
+		select {
+		case r.unread <- s.Err:
+		default: // the person has been told already
+		}
+		return
+	}
+	r.armed = false
+	r.results <- s // armed until now, so the window's first: there is room
+}
