@@ -68,6 +68,10 @@ type NFC struct {
 	Intent string   `toml:"intent"`
 	// Buzzer keeps the ACR122U's beep (default off; see nfc.Options.Buzzer).
 	Buzzer bool `toml:"buzzer"`
+	// Driver is "pcsc" (default) or "keyboard": a reader that types the
+	// UID, read from the input device Device (package nfc/keyboard).
+	Driver string `toml:"driver"`
+	Device string `toml:"device"`
 }
 
 // Camera configures photo capture.
@@ -199,6 +203,7 @@ func (c *Config) applyDefaults() {
 	}
 	setDur(&c.NFC.Window, 15*time.Second)
 	setStr(&c.NFC.Intent, "identify")
+	setStr(&c.NFC.Driver, "pcsc")
 	setStr(&c.Camera.Intent, "identify")
 	if c.Camera.SettleFrames == 0 {
 		c.Camera.SettleFrames = 30
@@ -321,6 +326,12 @@ func (c *Config) Validate() error {
 		if m != "nfc" && m != "photo" {
 			add("modalities.enabled: unknown modality %q (nfc, photo)", clip(m))
 		}
+	}
+	switch {
+	case c.NFC.Driver != "pcsc" && c.NFC.Driver != "keyboard":
+		add("nfc.driver: unknown driver %q (pcsc, keyboard)", clip(c.NFC.Driver))
+	case c.NFC.Driver == "keyboard" && c.NFC.Device == "":
+		add("nfc.device: the keyboard driver needs the reader's input device, a /dev/input/by-id/…-event-kbd link (ls /dev/input/by-id)")
 	}
 	if c.NFC.Window.Duration < time.Second || c.NFC.Window.Duration > 5*time.Minute {
 		add("nfc.window must be between 1s and 5m")

@@ -35,6 +35,7 @@ func Check(cfg *config.Config) error {
 	if len(cfg.NFC.Reader) > nfc.MaxReaderNameLen {
 		add("nfc.reader is longer than %d bytes (pcsc-lite's limit); copy the name `acbridge devices` lists", nfc.MaxReaderNameLen)
 	}
+	name("nfc.device", cfg.NFC.Device, true)
 	name("camera.device", cfg.Camera.Device, false)
 	name("audio.microphone", cfg.Audio.Microphone, false)
 	name("audio.speaker", cfg.Audio.Speaker, false)

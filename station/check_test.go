@@ -31,6 +31,7 @@ func TestCheckRefusesKeysThatCanNeverOpen(t *testing.T) {
 		"chip path":   {agent + "[[button]]\ncontrol = \"scan\"\nsource = \"gpio\"\nchip = \"sys/gpiochip0\"\nline = 3\n", "button[0].chip must be a chip name"},
 		"camera ctrl": {agent + "[camera]\ndevice = \"cam\\u0007\"\n", "camera.device contains a control"},
 		"reader long": {agent + "[nfc]\nreader = \"" + strings.Repeat("r", 200) + "\"\n", "nfc.reader is longer than 128"},
+		"kbd path":    {agent + "[nfc]\ndriver = \"keyboard\"\ndevice = \"input/event3\"\n", "nfc.device must be an absolute device path"},
 		"led=button":  {agent + "[led]\nchip = \"gpiochip0\"\nline = 5\n[[button]]\ncontrol = \"scan\"\nsource = \"gpio\"\nchip = \"/dev/gpiochip0\"\nline = 5\n", "which the LED drives"},
 	} {
 		err := station.Check(parse(t, tc.text))

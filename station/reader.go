@@ -6,17 +6,21 @@ import (
 	"log/slog"
 
 	"github.com/agentcall/acbridge/nfc"
+	"github.com/agentcall/acbridge/nfc/keyboard"
 )
 
-// Reader is an NFC reader handle whose Run goroutine it owns: Close stops
-// it and waits for it.
+// Reader is an NFC reader handle, PC/SC or keyboard-style; Close stops the
+// goroutines it owns and waits for them.
 type Reader struct {
-	*nfc.Dev
-	done chan struct{}
+	nfc.Reader
+	dev   *nfc.Dev // nil for a keyboard reader
+	close func() error
+	done  chan struct{}
 }
 
-// StartReader opens a reader with o and runs it until ctx ends or Close.
-// A Run that fails for another reason is logged to log (nil: discard).
+// StartReader opens a PC/SC reader with o and runs it until ctx ends or
+// Close. A Run that fails for another reason is logged to log (nil:
+// discard).
 func StartReader(ctx context.Context, o *nfc.Options, log *slog.Logger) (*Reader, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
@@ -25,7 +29,7 @@ func StartReader(ctx context.Context, o *nfc.Options, log *slog.Logger) (*Reader
 	if err != nil {
 		return nil, err
 	}
-	r := &Reader{Dev: dev, done: make(chan struct{})}
+	r := &Reader{Reader: dev, dev: dev, close: dev.Close, done: make(chan struct{})}
 	go func() {
 		defer close(r.done)
 		if err := dev.Run(ctx); err != nil && !errors.Is(err, nfc.ErrClosed) && ctx.Err() == nil {
@@ -35,9 +39,29 @@ func StartReader(ctx context.Context, o *nfc.Options, log *slog.Logger) (*Reader
 	return r, nil
 }
 
-// Close closes the handle and waits for its Run to return.
+// StartKeyboard opens a keyboard-style reader (nfc.driver = "keyboard").
+func StartKeyboard(o *keyboard.Options) (*Reader, error) {
+	kb, err := keyboard.Open(o)
+	if err != nil {
+		return nil, err
+	}
+	done := make(chan struct{})
+	close(done) // Close waits for the reader's own goroutine
+	return &Reader{Reader: kb, close: kb.Close, done: done}, nil
+}
+
+// WaitReader waits until a PC/SC reader is found (see nfc.Dev.WaitReader);
+// a keyboard reader is there once opened.
+func (r *Reader) WaitReader(ctx context.Context) nfc.Status {
+	if r.dev == nil {
+		return r.Status()
+	}
+	return r.dev.WaitReader(ctx)
+}
+
+// Close closes the handle and waits for its goroutines.
 func (r *Reader) Close() error {
-	err := r.Dev.Close()
+	err := r.close()
 	<-r.done
 	return err
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/agentcall/acbridge/keystore"
 	"github.com/agentcall/acbridge/kiosk"
 	"github.com/agentcall/acbridge/nfc"
+	"github.com/agentcall/acbridge/nfc/keyboard"
 	"github.com/agentcall/acbridge/protocol"
 )
 
@@ -91,10 +92,16 @@ func (s *Station) openReader(ctx context.Context, o *Options, log *slog.Logger) 
 	if err != nil {
 		return err
 	}
-	r, err := StartReader(ctx, &nfc.Options{Reader: s.cfg.NFC.Reader, Buzzer: s.cfg.NFC.Buzzer, Aliaser: ks, Scope: scope, Logger: log.With("part", "nfc"),
-		OnState: func(st nfc.Status) {
-			log.Info("reader", "state", st.State.String(), "reader", st.Reader, "why", st.Err)
-		}}, log)
+	onState := func(st nfc.Status) {
+		log.Info("reader", "state", st.State.String(), "reader", st.Reader, "why", st.Err)
+	}
+	var r *Reader
+	if s.cfg.NFC.Driver == "keyboard" {
+		r, err = StartKeyboard(&keyboard.Options{Path: s.cfg.NFC.Device, Aliaser: ks, Scope: scope, Logger: log.With("part", "nfc"), OnState: onState})
+	} else {
+		r, err = StartReader(ctx, &nfc.Options{Reader: s.cfg.NFC.Reader, Buzzer: s.cfg.NFC.Buzzer, Aliaser: ks, Scope: scope, Logger: log.With("part", "nfc"),
+			OnState: onState}, log)
+	}
 	if err != nil {
 		return err
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/agentcall/acbridge/keystore"
 	"github.com/agentcall/acbridge/nfc"
+	"github.com/agentcall/acbridge/nfc/keyboard"
 	"github.com/agentcall/acbridge/protocol"
 	"github.com/agentcall/acbridge/station"
 )
@@ -29,8 +30,9 @@ const defaultScanScope = "http://localhost"
 // shows the alias a tag maps to. stdout carries only observations (one per
 // line with --json); progress and problems go to stderr.
 func runScan(ctx context.Context, e *env, args []string) int {
-	fs := newFlagSet(e, "scan", "[--reader NAME] [--once] [--json] [--keystore PATH] [--scope ORIGIN] [--window DURATION] [--verbose]")
+	fs := newFlagSet(e, "scan", "[--reader NAME | --device PATH] [--once] [--json] [--keystore PATH] [--scope ORIGIN] [--window DURATION] [--verbose]")
 	reader := fs.String("reader", "", "PC/SC reader name (default: first contactless reader)")
+	device := fs.String("device", "", "a keyboard-style reader's input `device` (/dev/input/by-id/…-event-kbd) instead of PC/SC")
 	once := fs.Bool("once", false, "exit after the first identified tag")
 	asJSON := fs.Bool("json", false, "print each observation as one line of JSON")
 	ksPath := fs.String("keystore", keystore.DefaultPath, "keystore file")
@@ -66,7 +68,7 @@ func runScan(ctx context.Context, e *env, args []string) int {
 		return 1
 	}
 	// Fail fast when pcscd itself is missing: that does not fix itself.
-	if _, err := nfc.ListReaders(ctx); err != nil {
+	if _, err := nfc.ListReaders(ctx); err != nil && *device == "" {
 		fmt.Fprintf(stderr, "acbridge scan: %v\n", err)
 		return 1
 	}
@@ -78,11 +80,17 @@ func runScan(ctx context.Context, e *env, args []string) int {
 	if *verbose {
 		logger = slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	}
-	dev, err := station.StartReader(ctx, &nfc.Options{
-		Reader: *reader, Aliaser: store, Scope: scope, Logger: logger,
-		Debounce: 300 * time.Millisecond,
-		OnState:  func(s nfc.Status) { printScanStatus(stderr, s) },
-	}, logger)
+	var dev *station.Reader
+	if *device != "" {
+		dev, err = station.StartKeyboard(&keyboard.Options{Path: *device, Aliaser: store, Scope: scope, Logger: logger,
+			OnState: func(s nfc.Status) { printScanStatus(stderr, s) }})
+	} else {
+		dev, err = station.StartReader(ctx, &nfc.Options{
+			Reader: *reader, Aliaser: store, Scope: scope, Logger: logger,
+			Debounce: 300 * time.Millisecond,
+			OnState:  func(s nfc.Status) { printScanStatus(stderr, s) },
+		}, logger)
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "acbridge scan: %v\n", err)
 		return 1
