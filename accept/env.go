@@ -229,6 +229,9 @@ func (r *runner) envGPIO(_ context.Context, t *T) error {
 }
 
 func (r *runner) envInput(_ context.Context, t *T) error {
+	if n := kbdReaderNote("/sys/class/input", r.cfg.NFC.Driver); n != "" {
+		t.note("%s", n)
+	}
 	n := 0
 	seen := map[string]bool{}
 	for _, b := range r.cfg.Buttons {
