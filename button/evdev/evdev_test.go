@@ -16,6 +16,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/agentcall/acbridge/button"
+	"github.com/agentcall/acbridge/internal/fifotest"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -34,16 +35,7 @@ var keys = map[uint16]string{
 // that Open's read-only open finds a writer.
 func fifo(t *testing.T, dir, name string) (string, *os.File) {
 	t.Helper()
-	path := filepath.Join(dir, name)
-	if err := syscall.Mkfifo(path, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	w, err := os.OpenFile(path, os.O_RDWR, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { w.Close() })
-	return path, w
+	return fifotest.Make(t, dir, name)
 }
 
 func read(t *testing.T, s button.Source) button.Event {

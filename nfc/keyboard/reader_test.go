@@ -17,6 +17,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/agentcall/acbridge/button/evdev"
+	"github.com/agentcall/acbridge/internal/fifotest"
 	"github.com/agentcall/acbridge/internal/syncbuf"
 	"github.com/agentcall/acbridge/keystore"
 	"github.com/agentcall/acbridge/nfc"
@@ -57,15 +58,7 @@ type rig struct {
 func newRig(t *testing.T) *rig {
 	t.Helper()
 	dir := t.TempDir()
-	path := filepath.Join(dir, "usb-Reader-event-kbd")
-	if err := syscall.Mkfifo(path, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	w, err := os.OpenFile(path, os.O_RDWR, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { w.Close() })
+	path, w := fifotest.Make(t, dir, "usb-Reader-event-kbd")
 	store, err := keystore.Create(filepath.Join(dir, "keystore"))
 	if err != nil {
 		t.Fatal(err)
