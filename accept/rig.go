@@ -17,6 +17,7 @@ import (
 	"github.com/agentcall/acbridge/config"
 	"github.com/agentcall/acbridge/keystore"
 	"github.com/agentcall/acbridge/nfc"
+	"github.com/agentcall/acbridge/nfc/keyboard"
 	"github.com/agentcall/acbridge/protocol"
 )
 
@@ -53,6 +54,7 @@ type rig struct {
 	readerErr error
 	readyIn   time.Duration
 	dev       *nfc.Dev
+	kb        *keyboard.Reader // nfc.driver = "keyboard"
 
 	btnOnce bool
 	buttons button.Source
@@ -109,6 +111,10 @@ func (g *rig) close() {
 	if g.dev != nil {
 		g.dev.Close()
 		g.dev = nil
+	}
+	if g.kb != nil {
+		g.kb.Close()
+		g.kb = nil
 	}
 	g.cancel()
 	g.wg.Wait()
@@ -242,6 +248,9 @@ func (g *rig) doOpenReader(ctx context.Context) (nfc.Reader, error) {
 			g.ident.Reader = st.Reader
 		}
 		return g.o.Reader, nil
+	}
+	if g.cfg.NFC.Driver == "keyboard" {
+		return g.openKeyboard()
 	}
 	// Asked afresh, not from readers(): the technician may have plugged
 	// the reader in after the environment steps.

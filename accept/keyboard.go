@@ -1,0 +1,22 @@
+package accept
+
+import (
+	"github.com/agentcall/acbridge/nfc"
+	"github.com/agentcall/acbridge/nfc/keyboard"
+)
+
+// openKeyboard opens the keyboard-style reader nfc.device names; it is
+// ready as soon as it is open and grabbed.
+func (g *rig) openKeyboard() (nfc.Reader, error) {
+	ks, _, err := g.aliaser()
+	if err != nil {
+		return nil, err
+	}
+	kb, err := keyboard.Open(&keyboard.Options{Path: g.cfg.NFC.Device, Aliaser: ks, Scope: g.scope(), Logger: g.log})
+	if err != nil {
+		return nil, err
+	}
+	g.kb = kb
+	g.ident.Reader = kb.Status().Reader
+	return kb, nil
+}
