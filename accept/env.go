@@ -15,6 +15,7 @@ import (
 
 	"github.com/agentcall/acbridge/audio"
 	"github.com/agentcall/acbridge/button/evdev"
+	"github.com/agentcall/acbridge/button/gpio"
 	"github.com/agentcall/acbridge/camera"
 	"github.com/agentcall/acbridge/health"
 	"github.com/agentcall/acbridge/keystore"
@@ -209,8 +210,12 @@ func (r *runner) envGPIO(_ context.Context, t *T) error {
 	if len(chips) == 0 {
 		return skipf("no GPIO button or LED is configured")
 	}
+	t.note("GPIO chips: %s", gpio.DescribeChips(gpio.SystemChips{}))
 	for _, c := range chips {
-		path := c
+		path, err := gpio.ResolveChip(c, gpio.SystemChips{})
+		if err != nil {
+			return failErr(err, "set chip in the [[button]] or [led] table to a name or label the chip list above shows, or \"header\" on a Raspberry Pi")
+		}
 		if !strings.HasPrefix(path, "/") {
 			path = "/dev/" + path
 		}
