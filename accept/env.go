@@ -57,6 +57,7 @@ func (r *runner) envSteps() []*step {
 		mk("env.input", "this user may read the button keypads", r.envInput),
 		mk("env.keystore", "the keystore is present with mode 0600", r.envKeystore),
 		mk("env.clock", "the clock is sane", r.envClock),
+		mk("env.power", "the Raspberry Pi's supply is good (no under-voltage or throttling)", r.envPower),
 	}
 }
 
