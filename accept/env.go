@@ -55,7 +55,7 @@ func (r *runner) envSteps() []*step {
 		mk("env.audio", "this user may open the microphone and speaker", r.envAudio),
 		mk("env.gpio", "this user may open the GPIO chips", r.envGPIO),
 		mk("env.input", "this user may read the button keypads", r.envInput),
-		mk("env.keystore", "the keystore is present with mode 0600", r.envKeystore),
+		mk("env.keystore", "the keystore is present with mode 0600 on a persistent filesystem", r.envKeystore),
 		mk("env.clock", "the clock is sane", r.envClock),
 		mk("env.power", "the Raspberry Pi's supply is good (no under-voltage or throttling)", r.envPower),
 	}
@@ -295,6 +295,12 @@ func (r *runner) envKeystore(_ context.Context, t *T) error {
 	}
 	t.measure("epoch", float64(ks.Epoch()), "")
 	t.note("fingerprint %s", ks.Fingerprint())
+	if err := keystore.CheckPersistent(path, ""); err != nil {
+		if !r.cfg.Keystore.AllowVolatile {
+			return failErr(err, "")
+		}
+		t.note("lost at reboot, allowed by keystore.allow_volatile: %v", err)
+	}
 	return nil
 }
 

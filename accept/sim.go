@@ -306,6 +306,7 @@ allow_insecure_local = true
 
 [keystore]
 path = %q
+allow_volatile = true # a simulation's secret is a throw-away
 
 [modalities]
 enabled = ["nfc", "photo"]
