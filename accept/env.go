@@ -209,7 +209,7 @@ func (r *runner) envGPIO(_ context.Context, t *T) error {
 	slices.Sort(chips)
 	chips = slices.Compact(chips)
 	if len(chips) == 0 {
-		return skipf("no GPIO button or LED is configured")
+		return skipf("no GPIO button or LED is configured (GPIO chips: %s)", gpio.DescribeChips(gpio.SystemChips{}))
 	}
 	t.note("GPIO chips: %s", gpio.DescribeChips(gpio.SystemChips{}))
 	for _, c := range chips {
