@@ -21,10 +21,10 @@ type Info struct {
 	// Reader and Camera report whether the device is there now; nil means
 	// the modality is not configured and no series is exported.
 	Reader, Camera func() bool
-	// HwmonDir is where the kernel lists hardware monitors; default
-	// /sys/class/hwmon (power.Options.HwmonDir; package power reads the
-	// firmware's under-voltage state for doctor and accept too).
-	HwmonDir string
+	// Power says where the Raspberry Pi firmware's under-voltage state is
+	// read (package power, which doctor and accept use too); nil means
+	// the real system.
+	Power *power.Options
 }
 
 // Collectors returns the metrics for i, for registration next to the
@@ -56,7 +56,7 @@ func Collectors(i *Info) []prometheus.Collector {
 			ConstLabels: prometheus.Labels{"device": d.name},
 		}, func() float64 { return boolValue(d.present()) }))
 	}
-	po := &power.Options{HwmonDir: i.HwmonDir}
+	po := i.Power
 	if _, ok, _ := power.Read(context.Background(), po); ok {
 		cs = append(cs, prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 			Name: "acbridge_undervoltage",
