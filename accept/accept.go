@@ -12,6 +12,7 @@ import (
 	"github.com/agentcall/acbridge/button"
 	"github.com/agentcall/acbridge/config"
 	"github.com/agentcall/acbridge/nfc"
+	"github.com/agentcall/acbridge/power"
 
 	"github.com/pion/mediadevices/pkg/driver"
 )
@@ -157,6 +158,9 @@ type Options struct {
 	SpeakerName string
 	// MicDriver replaces the configured microphone (the simulated room's).
 	MicDriver driver.Driver
+	// Power says where env.power reads the firmware's state; nil means
+	// the real system.
+	Power *power.Options
 	// Simulation describes the simulated kiosk, "" on real hardware.
 	Simulation string
 

@@ -15,6 +15,7 @@ import (
 
 	"github.com/agentcall/acbridge/audio"
 	"github.com/agentcall/acbridge/button/evdev"
+	"github.com/agentcall/acbridge/button/gpio"
 	"github.com/agentcall/acbridge/camera"
 	"github.com/agentcall/acbridge/health"
 	"github.com/agentcall/acbridge/keystore"
@@ -54,8 +55,9 @@ func (r *runner) envSteps() []*step {
 		mk("env.audio", "this user may open the microphone and speaker", r.envAudio),
 		mk("env.gpio", "this user may open the GPIO chips", r.envGPIO),
 		mk("env.input", "this user may read the button keypads", r.envInput),
-		mk("env.keystore", "the keystore is present with mode 0600", r.envKeystore),
+		mk("env.keystore", "the keystore is present with mode 0600 on a persistent filesystem", r.envKeystore),
 		mk("env.clock", "the clock is sane", r.envClock),
+		mk("env.power", "the Raspberry Pi's supply is good (no under-voltage or throttling)", r.envPower),
 	}
 }
 
@@ -210,10 +212,14 @@ func (r *runner) envGPIO(_ context.Context, t *T) error {
 	slices.Sort(chips)
 	chips = slices.Compact(chips)
 	if len(chips) == 0 {
-		return skipf("no GPIO button or LED is configured")
+		return skipf("no GPIO button or LED is configured (GPIO chips: %s)", gpio.DescribeChips(gpio.SystemChips{}))
 	}
+	t.note("GPIO chips: %s", gpio.DescribeChips(gpio.SystemChips{}))
 	for _, c := range chips {
-		path := c
+		path, err := gpio.ResolveChip(c, gpio.SystemChips{})
+		if err != nil {
+			return failErr(err, "set chip in the [[button]] or [led] table to a name or label the chip list above shows, or \"header\" on a Raspberry Pi")
+		}
 		if !strings.HasPrefix(path, "/") {
 			path = "/dev/" + path
 		}
@@ -295,6 +301,12 @@ func (r *runner) envKeystore(_ context.Context, t *T) error {
 	}
 	t.measure("epoch", float64(ks.Epoch()), "")
 	t.note("fingerprint %s", ks.Fingerprint())
+	if err := keystore.CheckPersistent(path, ""); err != nil {
+		if !r.cfg.Keystore.AllowVolatile {
+			return failErr(err, "")
+		}
+		t.note("lost at reboot, allowed by keystore.allow_volatile: %v", err)
+	}
 	return nil
 }
 

@@ -26,6 +26,7 @@ import (
 	"github.com/agentcall/acbridge/nfc"
 	"github.com/agentcall/acbridge/nfc/nfctest"
 	"github.com/agentcall/acbridge/nfc/vpcd"
+	"github.com/agentcall/acbridge/power"
 	"github.com/agentcall/acbridge/station"
 )
 
@@ -98,6 +99,7 @@ type Sim struct {
 	inproc *nfctest.Reader // in-process mode
 	fifo   string
 	fifoW  *os.File
+	power  *power.Options
 	room   *audiotest.Room
 	talk   time.Duration // how long the technician speaks when asked
 	tech   *simTech
@@ -147,6 +149,9 @@ func NewSim(ctx context.Context, o *SimOptions) (_ *Sim, err error) {
 			return nil, err
 		}
 		s.temp = s.dir
+	}
+	if s.power, err = simPower(filepath.Join(s.dir, "sys")); err != nil {
+		return nil, err
 	}
 	ksPath := filepath.Join(s.dir, keystore.FileName)
 	ks, err := keystore.OpenOrCreate(ksPath)
@@ -301,6 +306,7 @@ allow_insecure_local = true
 
 [keystore]
 path = %q
+allow_volatile = true # a simulation's secret is a throw-away
 
 [modalities]
 enabled = ["nfc", "photo"]
@@ -335,6 +341,7 @@ func (s *Sim) Apply(o *Options) {
 	o.Config, o.ConfigPath, o.ConfigErr = s.Config, s.configPath, nil
 	o.Technician = s.tech
 	o.Simulation = s.Description
+	o.Power = s.power
 	o.OpenButtons = s.openButtons
 	o.Speaker, o.SpeakerName = s.room, "simulated room's speaker"
 	o.MicDriver = s.room.Mic()

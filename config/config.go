@@ -53,6 +53,9 @@ type Agent struct {
 // Keystore locates the device secret.
 type Keystore struct {
 	Path string `toml:"path"`
+	// AllowVolatile lets the daemon create the secret on a tmpfs or
+	// overlay (it is lost at reboot): for tests and demos only.
+	AllowVolatile bool `toml:"allow_volatile"`
 }
 
 // Modalities enables physical inputs; the offer in session.start is this

@@ -1,12 +1,12 @@
 package fleet
 
 import (
+	"context"
 	"os"
-	"path/filepath"
-	"strconv"
-	"strings"
 
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/agentcall/acbridge/power"
 )
 
 // Info describes this kiosk. Zero values mean the documented defaults.
@@ -21,10 +21,10 @@ type Info struct {
 	// Reader and Camera report whether the device is there now; nil means
 	// the modality is not configured and no series is exported.
 	Reader, Camera func() bool
-	// HwmonDir is where the kernel lists hardware monitors; default
-	// /sys/class/hwmon. The Raspberry Pi firmware's under-voltage alarm is
-	// the "rpi_volt" monitor's in0_lcrit_alarm.
-	HwmonDir string
+	// Power says where the Raspberry Pi firmware's under-voltage state is
+	// read (package power, which doctor and accept use too); nil means
+	// the real system.
+	Power *power.Options
 }
 
 // Collectors returns the metrics for i, for registration next to the
@@ -56,11 +56,16 @@ func Collectors(i *Info) []prometheus.Collector {
 			ConstLabels: prometheus.Labels{"device": d.name},
 		}, func() float64 { return boolValue(d.present()) }))
 	}
-	if alarm := undervoltageAlarm(i.HwmonDir); alarm != "" {
+	po := i.Power
+	if _, ok, _ := power.Read(context.Background(), po); ok {
 		cs = append(cs, prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 			Name: "acbridge_undervoltage",
-			Help: "1 while the Raspberry Pi firmware reports under-voltage (rpi_volt in0_lcrit_alarm), else 0; absent on other machines.",
-		}, func() float64 { return readFlag(alarm) }))
+			Help: "1 while the Raspberry Pi firmware reports under-voltage (get_throttled bit 0, or rpi_volt in0_lcrit_alarm), else 0; absent on other machines.",
+		}, func() float64 {
+			// A read error counts as no alarm rather than a false alert.
+			s, _, _ := power.Read(context.Background(), po)
+			return boolValue(s.UnderVoltage())
+		}))
 	}
 	return cs
 }
@@ -70,37 +75,4 @@ func boolValue(b bool) float64 {
 		return 1
 	}
 	return 0
-}
-
-// undervoltageAlarm finds the rpi_volt monitor's alarm file, or "".
-func undervoltageAlarm(dir string) string {
-	if dir == "" {
-		dir = "/sys/class/hwmon"
-	}
-	names, _ := filepath.Glob(filepath.Join(dir, "*", "name"))
-	for _, n := range names {
-		b, err := os.ReadFile(n)
-		if err != nil || strings.TrimSpace(string(b)) != "rpi_volt" {
-			continue
-		}
-		alarm := filepath.Join(filepath.Dir(n), "in0_lcrit_alarm")
-		if _, err := os.Stat(alarm); err == nil {
-			return alarm
-		}
-	}
-	return ""
-}
-
-// readFlag reads a sysfs 0/1 file; a read error counts as no alarm rather
-// than a false alert.
-func readFlag(path string) float64 {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return 0
-	}
-	v, err := strconv.Atoi(strings.TrimSpace(string(b)))
-	if err != nil || v == 0 {
-		return 0
-	}
-	return 1
 }

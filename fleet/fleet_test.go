@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/agentcall/acbridge/internal/needs"
+	"github.com/agentcall/acbridge/power"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	dto "github.com/prometheus/client_model/go"
@@ -93,9 +94,9 @@ func TestScrapeOfManyKiosks(t *testing.T) {
 	var reader atomic.Bool
 	reader.Store(true)
 	urls := []string{
-		kiosk(t, &Info{KioskID: "lobby-1", Version: "1.2.0", KeystoreFingerprint: "k1:0123abcd", Reader: reader.Load, Camera: func() bool { return true }, HwmonDir: hw}),
-		kiosk(t, &Info{KioskID: "lobby-2", Version: "1.1.0", HwmonDir: t.TempDir()}),
-		kiosk(t, &Info{Version: "1.2.0", KeystoreFingerprint: "k1:feed", HwmonDir: t.TempDir()}),
+		kiosk(t, &Info{KioskID: "lobby-1", Version: "1.2.0", KeystoreFingerprint: "k1:0123abcd", Reader: reader.Load, Camera: func() bool { return true }, Power: noPi(t, hw)}),
+		kiosk(t, &Info{KioskID: "lobby-2", Version: "1.1.0", Power: noPi(t, t.TempDir())}),
+		kiosk(t, &Info{Version: "1.2.0", KeystoreFingerprint: "k1:feed", Power: noPi(t, t.TempDir())}),
 	}
 	host, _ := os.Hostname()
 	for i, want := range []map[string]string{
@@ -145,4 +146,11 @@ func TestAlertRules(t *testing.T) {
 			t.Errorf("promtool %v: %v\n%s", args, err, out)
 		}
 	}
+}
+
+// noPi reads under-voltage from the stand-in monitors in hwmon only, so
+// that the test does not read a real Pi's firmware.
+func noPi(t *testing.T, hwmon string) *power.Options {
+	d := t.TempDir()
+	return &power.Options{HwmonDir: hwmon, Platform: d, Vcgencmd: filepath.Join(d, "no-vcgencmd")}
 }

@@ -34,6 +34,7 @@ func TestOpenPresentAndClose(t *testing.T) {
 	cfg := parse(t, agent+"[nfc]\nreader = \""+vpcdtest.Reader+"\"\n[camera]\ndevice = \""+camera.TestDevice+"\"\n"+
 		"[[button]]\ncontrol = \"scan\"\nsource = \"terminal\"\nchar = \"s\"\n")
 	cfg.Keystore.Path = filepath.Join(t.TempDir(), "keystore.json")
+	cfg.Keystore.AllowVolatile = true // the test's directory may be a tmpfs
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	lines := make(chan string)

@@ -84,7 +84,7 @@ func (s *Station) openReader(ctx context.Context, o *Options, log *slog.Logger) 
 	if !s.cfg.Enabled("nfc") {
 		return nil
 	}
-	ks, err := keystore.OpenOrCreate(s.cfg.Keystore.Path)
+	ks, err := openKeystore(s.cfg, log)
 	if err != nil {
 		return err
 	}

@@ -19,7 +19,8 @@ import (
 // Line is one button on a GPIO line.
 type Line struct {
 	Control string
-	// Chip is "gpiochip0", "/dev/gpiochip0" or a symbolic link to one.
+	// Chip is "gpiochip0", "/dev/gpiochip0", a symbolic link to one, a
+	// chip's label ("pinctrl-rp1") or Header.
 	Chip   string
 	Offset int
 	// ActiveLow: the button pulls the line to ground when pressed (the
@@ -51,11 +52,15 @@ type line interface {
 // requestFunc requests one line, as gpiocdev.RequestLine does.
 type requestFunc func(chip string, offset int, opts ...gpiocdev.LineReqOption) (line, error)
 
-// requestLine is the real requestFunc. It resolves symbolic links first,
-// because go-gpiocdev checks the device with Lstat and would reject a udev
-// link such as /dev/gpiochip-buttons.
+// requestLine is the real requestFunc. It resolves labels and "header"
+// (ResolveChip), then symbolic links, because go-gpiocdev checks the
+// device with Lstat and would reject a udev link such as
+// /dev/gpiochip-buttons.
 func requestLine(chip string, offset int, opts ...gpiocdev.LineReqOption) (line, error) {
-	path := chip
+	path, err := ResolveChip(chip, SystemChips{})
+	if err != nil {
+		return nil, err
+	}
 	if !strings.HasPrefix(path, "/") {
 		path = "/dev/" + path
 	}

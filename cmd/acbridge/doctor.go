@@ -12,7 +12,7 @@ import (
 )
 
 func init() {
-	register(command{name: "doctor", summary: "check pcscd, polkit, the pn533 driver, device permissions, keystore and clock; each problem with its fix", run: runDoctor})
+	register(command{name: "doctor", summary: "check pcscd, polkit, the pn533 driver, device permissions, keystore, clock and power supply; each problem with its fix", run: runDoctor})
 }
 
 // runDoctor runs the acceptance's environment steps alone: nothing to

@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 
+	"github.com/agentcall/acbridge/health"
 	"github.com/agentcall/acbridge/keystore"
 	"github.com/agentcall/acbridge/protocol"
 )
@@ -92,6 +93,11 @@ func runKeysInit(e *env, synopsis string, args []string) int {
 	fs, path := newKeysFlags(e, "init", synopsis)
 	if code, ok := parseFlags(e, fs, args); !ok {
 		return code
+	}
+	// The operator asked for this path, so a volatile one is a warning
+	// here; the daemon refuses to create the secret there by itself.
+	if err := keystore.CheckPersistent(*path, ""); health.Of(err) != nil {
+		fmt.Fprintf(e.Stderr, "acbridge keys init: warning: %v\n", err)
 	}
 	s, err := keystore.Create(*path)
 	if err != nil {

@@ -162,6 +162,7 @@ reconnect_max = "1s"
 %s
 [keystore]
 path = %q
+allow_volatile = true # the test's directory may be a tmpfs
 [nfc]
 window = "10s"
 [camera]

@@ -1,0 +1,47 @@
+package accept
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+
+	"github.com/agentcall/acbridge/health"
+	"github.com/agentcall/acbridge/power"
+)
+
+// envPower reads the Raspberry Pi firmware's under-voltage and throttling
+// state: a sagging supply makes the reader and camera drop out, which
+// looks like a device fault in every later step. Other machines have no
+// such state and skip.
+func (r *runner) envPower(ctx context.Context, t *T) error {
+	s, ok, err := power.Read(ctx, r.o.Power)
+	switch {
+	case err != nil:
+		return failErr(err, "")
+	case !ok:
+		return skipf("no Raspberry Pi firmware power state here (not a Raspberry Pi)")
+	}
+	t.note("firmware throttling state %s", s)
+	switch {
+	case s.UnderVoltage():
+		return failf(health.UnderVoltage.Fix, "under-voltage now: %s", health.UnderVoltage.Text)
+	case s.UnderVoltageSinceBoot():
+		return failf(health.UnderVoltage.Fix, "under-voltage since boot: %s", health.UnderVoltage.Text)
+	case s.Throttled(), s.ThrottledSinceBoot():
+		return failf(health.Throttled.Fix, "%s", health.Throttled.Text)
+	}
+	return nil
+}
+
+// simPower gives the simulated kiosk the firmware state of a Pi with a
+// good supply, so that env.power runs its checks there too.
+func simPower(dir string) (*power.Options, error) {
+	fw := filepath.Join(dir, "platform", "soc", "soc:firmware")
+	if err := os.MkdirAll(fw, 0o755); err != nil {
+		return nil, err
+	}
+	if err := os.WriteFile(filepath.Join(fw, "get_throttled"), []byte("0\n"), 0o644); err != nil {
+		return nil, err
+	}
+	return &power.Options{Platform: filepath.Join(dir, "platform"), HwmonDir: filepath.Join(dir, "hwmon"), Vcgencmd: filepath.Join(dir, "no-vcgencmd")}, nil
+}

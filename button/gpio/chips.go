@@ -1,0 +1,118 @@
+package gpio
+
+import (
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/warthog618/go-gpiocdev"
+)
+
+// Header is the chip value that means "the chip of the 40-pin header",
+// whichever Raspberry Pi and kernel this is.
+const Header = "header"
+
+// headerLabels are the labels of the 40-pin header's chip, newest Pi
+// first. The Pi 5's moved from gpiochip4 to gpiochip0 with kernel 6.6.45
+// (raspberrypi/linux#6144) but kept its label, so labels are what stays.
+var headerLabels = []string{"pinctrl-rp1", "pinctrl-bcm2711", "pinctrl-bcm2835"}
+
+// ChipInfo describes one GPIO chip as gpiodetect shows it.
+type ChipInfo struct {
+	Name  string // "gpiochip0"
+	Label string // "pinctrl-rp1"
+	Lines int
+}
+
+// ChipLister describes the machine's GPIO chips; SystemChips reads the
+// real ones, tests describe the chips of a Pi they do not have.
+type ChipLister interface {
+	Chips() ([]ChipInfo, error)
+}
+
+// SystemChips lists the chips in /dev with go-gpiocdev.
+type SystemChips struct{}
+
+// Chips opens every /dev/gpiochip* for its label and line count. A chip
+// this user may not open is listed without them rather than hidden, so
+// that doctor shows it.
+func (SystemChips) Chips() ([]ChipInfo, error) {
+	var out []ChipInfo
+	for _, name := range gpiocdev.Chips() {
+		info := ChipInfo{Name: name}
+		if c, err := gpiocdev.NewChip(name); err == nil {
+			info.Label, info.Lines = c.Label, c.Lines()
+			c.Close()
+		}
+		out = append(out, info)
+	}
+	return out, nil
+}
+
+// ResolveChip turns a configured chip into a device name: "header" picks
+// the 40-pin header's chip, a chip's label (pinctrl-rp1) picks that chip,
+// and anything else — gpiochipN, a path, a udev link — is returned as it
+// is, without listing the chips.
+func ResolveChip(chip string, l ChipLister) (string, error) {
+	if !needsResolve(chip) {
+		return chip, nil
+	}
+	chips, err := l.Chips()
+	if err != nil {
+		return "", fmt.Errorf("button/gpio: listing GPIO chips for %q: %w", truncate(chip), err)
+	}
+	want := []string{chip}
+	if chip == Header {
+		want = headerLabels
+	}
+	for _, label := range want {
+		for _, c := range chips {
+			if c.Label == label {
+				return c.Name, nil
+			}
+		}
+	}
+	if chip == Header {
+		return "", fmt.Errorf("button/gpio: chip \"header\": no chip labelled %s (this is not a Raspberry Pi, or its kernel is unknown); set chip to a name gpiodetect lists (chips here: %s)",
+			strings.Join(headerLabels, ", "), describeChips(chips))
+	}
+	return "", fmt.Errorf("button/gpio: no GPIO chip named or labelled %q; gpiodetect lists the chips (here: %s)", truncate(chip), describeChips(chips))
+}
+
+// needsResolve reports whether chip is a label rather than a device: a
+// path or a name present in /dev is used as it is.
+func needsResolve(chip string) bool {
+	if chip == Header {
+		return true
+	}
+	if chip == "" || strings.Contains(chip, "/") {
+		return false
+	}
+	_, err := os.Lstat("/dev/" + chip)
+	return err != nil
+}
+
+// DescribeChips is the chip list doctor prints: "gpiochip0 [pinctrl-rp1]
+// (54 lines)".
+func DescribeChips(l ChipLister) string {
+	chips, err := l.Chips()
+	if err != nil {
+		return err.Error()
+	}
+	return describeChips(chips)
+}
+
+func describeChips(chips []ChipInfo) string {
+	if len(chips) == 0 {
+		return "none"
+	}
+	s := make([]string, len(chips))
+	for i, c := range chips {
+		label := c.Label
+		if label == "" {
+			label = "label unreadable"
+		}
+		s[i] = fmt.Sprintf("%s [%s] (%d lines)", c.Name, label, c.Lines)
+	}
+	return strings.Join(s, ", ")
+}

@@ -1,0 +1,89 @@
+package gpio
+
+import (
+	"errors"
+	"strings"
+	"testing"
+)
+
+// standIn describes the chips of a machine this test does not run on.
+type standIn []ChipInfo
+
+func (s standIn) Chips() ([]ChipInfo, error) { return s, nil }
+
+type failingLister struct{}
+
+func (failingLister) Chips() ([]ChipInfo, error) { return nil, errors.New("no /dev") }
+
+// The chips gpiodetect shows on each Pi (raspberrypi/linux#6144 for the
+// Pi 5's renumbering with 6.6.45).
+var (
+	pi3 = standIn{{"gpiochip0", "pinctrl-bcm2835", 54}, {"gpiochip1", "raspberrypi-exp-gpio", 8}}
+	pi4 = standIn{{"gpiochip0", "pinctrl-bcm2711", 58}, {"gpiochip1", "raspberrypi-exp-gpio", 8}}
+	pi5 = standIn{ // kernel < 6.6.45
+		{"gpiochip0", "gpio-brcmstb@107d508500", 32}, {"gpiochip1", "gpio-brcmstb@107d508520", 4},
+		{"gpiochip2", "gpio-brcmstb@107d517c00", 17}, {"gpiochip3", "gpio-brcmstb@107d517c20", 6},
+		{"gpiochip4", "pinctrl-rp1", 54}}
+	pi5new = standIn{ // kernel >= 6.6.45
+		{"gpiochip0", "pinctrl-rp1", 54}, {"gpiochip10", "gpio-brcmstb@107d508500", 32},
+		{"gpiochip11", "gpio-brcmstb@107d508520", 4}, {"gpiochip12", "gpio-brcmstb@107d517c00", 17},
+		{"gpiochip13", "gpio-brcmstb@107d517c20", 6}}
+	pc = standIn{{"gpiochip0", "INT34C5:00", 360}}
+)
+
+func TestResolveChipHeader(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		chips standIn
+		want  string
+	}{
+		{"pi3", pi3, "gpiochip0"},
+		{"pi4", pi4, "gpiochip0"},
+		{"pi5 old kernel", pi5, "gpiochip4"},
+		{"pi5 new kernel", pi5new, "gpiochip0"},
+	} {
+		got, err := ResolveChip(Header, c.chips)
+		if err != nil || got != c.want {
+			t.Errorf("%s: header = %q, %v; want %q", c.name, got, err, c.want)
+		}
+	}
+	_, err := ResolveChip(Header, pc)
+	if err == nil || !strings.Contains(err.Error(), "gpiochip0 [INT34C5:00] (360 lines)") {
+		t.Errorf("header on a PC: %v; want an error listing the chips", err)
+	}
+}
+
+func TestResolveChipLabel(t *testing.T) {
+	if got, err := ResolveChip("pinctrl-rp1", pi5); err != nil || got != "gpiochip4" {
+		t.Errorf("pinctrl-rp1 on an old Pi 5 kernel = %q, %v; want gpiochip4", got, err)
+	}
+	if got, err := ResolveChip("pinctrl-rp1", pi5new); err != nil || got != "gpiochip0" {
+		t.Errorf("pinctrl-rp1 on a new Pi 5 kernel = %q, %v; want gpiochip0", got, err)
+	}
+	if _, err := ResolveChip("pinctrl-bcm2711", pi3); err == nil || !strings.Contains(err.Error(), "pinctrl-bcm2835") {
+		t.Errorf("a Pi 4 label on a Pi 3: %v; want an error listing the Pi 3's chips", err)
+	}
+	if _, err := ResolveChip(Header, failingLister{}); err == nil {
+		t.Error("a failing chip list gave no error")
+	}
+}
+
+// Names and paths are used as they are: the chips are not listed (the
+// failing lister would fail).
+func TestResolveChipPassesPaths(t *testing.T) {
+	for _, chip := range []string{"/dev/gpiochip0", "/dev/gpiochip-buttons", "null"} {
+		if got, err := ResolveChip(chip, failingLister{}); err != nil || got != chip {
+			t.Errorf("%q = %q, %v; want it unchanged", chip, got, err)
+		}
+	}
+}
+
+func TestDescribeChips(t *testing.T) {
+	want := "gpiochip0 [pinctrl-rp1] (54 lines), gpiochip10 [gpio-brcmstb@107d508500] (32 lines)"
+	if got := DescribeChips(pi5new[:2]); got != want {
+		t.Errorf("DescribeChips = %q, want %q", got, want)
+	}
+	if got := DescribeChips(standIn{{Name: "gpiochip0"}}); !strings.Contains(got, "label unreadable") {
+		t.Errorf("unreadable chip described as %q", got)
+	}
+}
