@@ -71,8 +71,9 @@ type NFC struct {
 	Intent string   `toml:"intent"`
 	// Buzzer keeps the ACR122U's beep (default off; see nfc.Options.Buzzer).
 	Buzzer bool `toml:"buzzer"`
-	// Driver is "pcsc" (default) or "keyboard": a reader that types the
-	// UID, read from the input device Device (package nfc/keyboard).
+	// Driver is "pcsc" (default), "keyboard": a reader that types the
+	// UID, read from the input device Device (package nfc/keyboard), or
+	// "pn532": a PN532 board on the serial port Device (package nfc/pn532).
 	Driver string `toml:"driver"`
 	Device string `toml:"device"`
 }
@@ -331,10 +332,12 @@ func (c *Config) Validate() error {
 		}
 	}
 	switch {
-	case c.NFC.Driver != "pcsc" && c.NFC.Driver != "keyboard":
-		add("nfc.driver: unknown driver %q (pcsc, keyboard)", clip(c.NFC.Driver))
+	case c.NFC.Driver != "pcsc" && c.NFC.Driver != "keyboard" && c.NFC.Driver != "pn532":
+		add("nfc.driver: unknown driver %q (pcsc, keyboard, pn532)", clip(c.NFC.Driver))
 	case c.NFC.Driver == "keyboard" && c.NFC.Device == "":
 		add("nfc.device: the keyboard driver needs the reader's input device, a /dev/input/by-id/…-event-kbd link (ls /dev/input/by-id)")
+	case c.NFC.Driver == "pn532" && c.NFC.Device == "":
+		add("nfc.device: the pn532 driver needs the serial port the board is wired to, such as /dev/serial0 (`acbridge devices` lists the serial ports)")
 	}
 	if c.NFC.Window.Duration < time.Second || c.NFC.Window.Duration > 5*time.Minute {
 		add("nfc.window must be between 1s and 5m")

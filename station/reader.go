@@ -7,15 +7,17 @@ import (
 
 	"github.com/agentcall/acbridge/nfc"
 	"github.com/agentcall/acbridge/nfc/keyboard"
+	"github.com/agentcall/acbridge/nfc/poll"
 )
 
-// Reader is an NFC reader handle, PC/SC or keyboard-style; Close stops the
-// goroutines it owns and waits for them.
+// Reader is an NFC reader handle, PC/SC, keyboard-style or a polled chip;
+// Close stops the goroutines it owns and waits for them.
 type Reader struct {
 	nfc.Reader
-	dev   *nfc.Dev // nil for a keyboard reader
-	close func() error
-	done  chan struct{}
+	dev    *nfc.Dev     // nil for a keyboard reader
+	polled *poll.Reader // a polled chip's reader (StartPolled)
+	close  func() error
+	done   chan struct{}
 }
 
 // StartReader opens a PC/SC reader with o and runs it until ctx ends or
@@ -53,6 +55,9 @@ func StartKeyboard(o *keyboard.Options) (*Reader, error) {
 // WaitReader waits until a PC/SC reader is found (see nfc.Dev.WaitReader);
 // a keyboard reader is there once opened.
 func (r *Reader) WaitReader(ctx context.Context) nfc.Status {
+	if r.polled != nil {
+		return r.polled.WaitReader(ctx)
+	}
 	if r.dev == nil {
 		return r.Status()
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/agentcall/acbridge/kiosk"
 	"github.com/agentcall/acbridge/nfc"
 	"github.com/agentcall/acbridge/nfc/keyboard"
+	"github.com/agentcall/acbridge/nfc/poll"
 	"github.com/agentcall/acbridge/protocol"
 )
 
@@ -96,9 +97,13 @@ func (s *Station) openReader(ctx context.Context, o *Options, log *slog.Logger) 
 		log.Info("reader", "state", st.State.String(), "reader", st.Reader, "why", st.Err)
 	}
 	var r *Reader
-	if s.cfg.NFC.Driver == "keyboard" {
+	open, name, polled := Polled(s.cfg.NFC, log.With("part", "nfc"))
+	switch {
+	case s.cfg.NFC.Driver == "keyboard":
 		r, err = StartKeyboard(&keyboard.Options{Path: s.cfg.NFC.Device, Aliaser: ks, Scope: scope, Logger: log.With("part", "nfc"), OnState: onState})
-	} else {
+	case polled:
+		r, err = StartPolled(ctx, &poll.Options{Open: open, Name: name, Aliaser: ks, Scope: scope, Logger: log.With("part", "nfc"), OnState: onState}, log)
+	default:
 		r, err = StartReader(ctx, &nfc.Options{Reader: s.cfg.NFC.Reader, Buzzer: s.cfg.NFC.Buzzer, Aliaser: ks, Scope: scope, Logger: log.With("part", "nfc"),
 			OnState: onState}, log)
 	}

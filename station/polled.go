@@ -1,0 +1,46 @@
+package station
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+
+	"github.com/agentcall/acbridge/config"
+	"github.com/agentcall/acbridge/nfc"
+	"github.com/agentcall/acbridge/nfc/pn532"
+	"github.com/agentcall/acbridge/nfc/poll"
+)
+
+// Polled returns the opener of the reader chip that c's driver polls
+// (package nfc/poll) and the name Status shows for it; ok is false for
+// drivers that are no polled chip (pcsc, keyboard). A chip driver plugs in
+// with one case here; run, scan, accept and doctor then use it.
+func Polled(c config.NFC, log *slog.Logger) (open poll.OpenFunc, name string, ok bool) {
+	switch c.Driver {
+	case "pn532":
+		return pn532.Opener(&pn532.Options{Path: c.Device, Logger: log}), "PN532 on " + c.Device, true
+	}
+	return nil, "", false
+}
+
+// StartPolled runs a polled reader chip with o until ctx ends or Close; a
+// board that is absent or stops answering is retried in the background
+// and reported through o.OnState. A Run that fails for another reason is
+// logged to log (nil: discard).
+func StartPolled(ctx context.Context, o *poll.Options, log *slog.Logger) (*Reader, error) {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	pr, err := poll.New(o)
+	if err != nil {
+		return nil, err
+	}
+	r := &Reader{Reader: pr, polled: pr, close: pr.Close, done: make(chan struct{})}
+	go func() {
+		defer close(r.done)
+		if err := pr.Run(ctx); err != nil && !errors.Is(err, nfc.ErrClosed) && ctx.Err() == nil {
+			log.Error("reader stopped", "err", err)
+		}
+	}()
+	return r, nil
+}
