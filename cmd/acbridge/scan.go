@@ -10,9 +10,11 @@ import (
 	"sync"
 	"time"
 
+	"github.com/agentcall/acbridge/config"
 	"github.com/agentcall/acbridge/keystore"
 	"github.com/agentcall/acbridge/nfc"
 	"github.com/agentcall/acbridge/nfc/keyboard"
+	"github.com/agentcall/acbridge/nfc/poll"
 	"github.com/agentcall/acbridge/protocol"
 	"github.com/agentcall/acbridge/station"
 )
@@ -30,9 +32,10 @@ const defaultScanScope = "http://localhost"
 // shows the alias a tag maps to. stdout carries only observations (one per
 // line with --json); progress and problems go to stderr.
 func runScan(ctx context.Context, e *env, args []string) int {
-	fs := newFlagSet(e, "scan", "[--reader NAME | --device PATH] [--once] [--json] [--keystore PATH] [--scope ORIGIN] [--window DURATION] [--verbose]")
+	fs := newFlagSet(e, "scan", "[--reader NAME | [--driver keyboard|pn532] --device PATH] [--once] [--json] [--keystore PATH] [--scope ORIGIN] [--window DURATION] [--verbose]")
 	reader := fs.String("reader", "", "PC/SC reader name (default: first contactless reader)")
-	device := fs.String("device", "", "a keyboard-style reader's input `device` (/dev/input/by-id/…-event-kbd) instead of PC/SC")
+	device := fs.String("device", "", "a keyboard-style reader's input `device` (/dev/input/by-id/…-event-kbd), or the serial port of --driver pn532")
+	driver := fs.String("driver", "", "reader `driver`: pcsc, keyboard or pn532 (default: keyboard with --device, else pcsc)")
 	once := fs.Bool("once", false, "exit after the first identified tag")
 	asJSON := fs.Bool("json", false, "print each observation as one line of JSON")
 	ksPath := fs.String("keystore", keystore.DefaultPath, "keystore file")
@@ -49,6 +52,10 @@ func runScan(ctx context.Context, e *env, args []string) int {
 	if len(*reader) > nfc.MaxReaderNameLen {
 		fmt.Fprintf(e.Stderr, "acbridge scan: --reader is longer than %d bytes\n", nfc.MaxReaderNameLen)
 		return 2
+	}
+	drv, code := scanDriver(e, *driver, *device)
+	if code != 0 {
+		return code
 	}
 	origin := *scopeFlag
 	if origin == "" {
@@ -68,7 +75,7 @@ func runScan(ctx context.Context, e *env, args []string) int {
 		return 1
 	}
 	// Fail fast when pcscd itself is missing: that does not fix itself.
-	if _, err := nfc.ListReaders(ctx); err != nil && *device == "" {
+	if _, err := nfc.ListReaders(ctx); err != nil && drv == "pcsc" {
 		fmt.Fprintf(stderr, "acbridge scan: %v\n", err)
 		return 1
 	}
@@ -81,10 +88,15 @@ func runScan(ctx context.Context, e *env, args []string) int {
 		logger = slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	}
 	var dev *station.Reader
-	if *device != "" {
+	open, name, polled := station.Polled(config.NFC{Driver: drv, Device: *device}, logger)
+	switch {
+	case drv == "keyboard":
 		dev, err = station.StartKeyboard(&keyboard.Options{Path: *device, Aliaser: store, Scope: scope, Logger: logger,
 			OnState: func(s nfc.Status) { printScanStatus(stderr, s) }})
-	} else {
+	case polled:
+		dev, err = station.StartPolled(ctx, &poll.Options{Open: open, Name: name, Aliaser: store, Scope: scope, Logger: logger,
+			OnState: func(s nfc.Status) { printScanStatus(stderr, s) }}, logger)
+	default:
 		dev, err = station.StartReader(ctx, &nfc.Options{
 			Reader: *reader, Aliaser: store, Scope: scope, Logger: logger,
 			Debounce: 300 * time.Millisecond,
@@ -98,6 +110,30 @@ func runScan(ctx context.Context, e *env, args []string) int {
 	defer dev.Close()
 
 	return scanTags(ctx, dev, &scanPrinter{out: stdout, errw: stderr, json: *asJSON}, *window, *once)
+}
+
+// scanDriver picks the driver the flags name; a bad combination is a
+// usage error (exit status 2).
+func scanDriver(e *env, driver, device string) (string, int) {
+	if driver == "" {
+		driver = "pcsc"
+		if device != "" {
+			driver = "keyboard"
+		}
+	}
+	_, _, polled := station.Polled(config.NFC{Driver: driver}, nil)
+	switch {
+	case driver != "pcsc" && driver != "keyboard" && !polled:
+		fmt.Fprintf(e.Stderr, "acbridge scan: --driver %.32q: unknown driver (pcsc, keyboard, pn532)\n", driver)
+		return "", 2
+	case driver != "pcsc" && device == "":
+		fmt.Fprintf(e.Stderr, "acbridge scan: --driver %s needs --device (`acbridge devices` lists the candidates)\n", driver)
+		return "", 2
+	case driver == "pcsc" && device != "":
+		fmt.Fprintln(e.Stderr, "acbridge scan: --device is for --driver keyboard or pn532; a PC/SC reader is chosen with --reader")
+		return "", 2
+	}
+	return driver, 0
 }
 
 // scanTags arms the reader for one window after another and prints each
