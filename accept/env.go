@@ -51,6 +51,7 @@ func (r *runner) envSteps() []*step {
 		mk("env.pcscd", "pcscd is reachable", r.envPCSCD),
 		mk("env.polkit", "pcscd (polkit) lets this user in", r.envPolkit),
 		mk("env.pn533", "no pn533 kernel driver holds the reader", r.envPN533),
+		mk("env.pn532", "the PN532 board answers on its serial port", r.envPN532),
 		mk("env.camera", "this user may open the camera", r.envCamera),
 		mk("env.audio", "this user may open the microphone and speaker", r.envAudio),
 		mk("env.gpio", "this user may open the GPIO chips", r.envGPIO),
@@ -80,6 +81,9 @@ func (r *runner) envConfig(_ context.Context, t *T) error {
 }
 
 func (r *runner) envPCSCD(ctx context.Context, t *T) error {
+	if r.cfg.NFC.Driver != "pcsc" {
+		return skipf("nfc.driver is %q, which does not use pcscd", r.cfg.NFC.Driver)
+	}
 	infos, err := r.rig.readers(ctx)
 	switch {
 	case errors.Is(err, nfc.ErrAccessDenied):
@@ -94,6 +98,9 @@ func (r *runner) envPCSCD(ctx context.Context, t *T) error {
 }
 
 func (r *runner) envPolkit(ctx context.Context, t *T) error {
+	if r.cfg.NFC.Driver != "pcsc" {
+		return skipf("nfc.driver is %q, which does not use pcscd", r.cfg.NFC.Driver)
+	}
 	_, err := r.rig.readers(ctx)
 	switch {
 	case errors.Is(err, nfc.ErrAccessDenied):

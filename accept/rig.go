@@ -18,7 +18,9 @@ import (
 	"github.com/agentcall/acbridge/keystore"
 	"github.com/agentcall/acbridge/nfc"
 	"github.com/agentcall/acbridge/nfc/keyboard"
+	"github.com/agentcall/acbridge/nfc/poll"
 	"github.com/agentcall/acbridge/protocol"
+	"github.com/agentcall/acbridge/station"
 )
 
 // fallbackScope aliases tags when the configuration names no agent: the
@@ -55,6 +57,7 @@ type rig struct {
 	readyIn   time.Duration
 	dev       *nfc.Dev
 	kb        *keyboard.Reader // nfc.driver = "keyboard"
+	polled    *poll.Reader     // a polled chip (station.Polled)
 
 	btnOnce bool
 	buttons button.Source
@@ -115,6 +118,10 @@ func (g *rig) close() {
 	if g.kb != nil {
 		g.kb.Close()
 		g.kb = nil
+	}
+	if g.polled != nil {
+		g.polled.Close()
+		g.polled = nil
 	}
 	g.cancel()
 	g.wg.Wait()
@@ -251,6 +258,9 @@ func (g *rig) doOpenReader(ctx context.Context) (nfc.Reader, error) {
 	}
 	if g.cfg.NFC.Driver == "keyboard" {
 		return g.openKeyboard()
+	}
+	if open, name, ok := station.Polled(g.cfg.NFC, g.log); ok {
+		return g.openPolled(ctx, open, name, start)
 	}
 	// Asked afresh, not from readers(): the technician may have plugged
 	// the reader in after the environment steps.

@@ -52,7 +52,7 @@ func openError(path string, err error) error {
 	case errors.Is(err, unix.EACCES), errors.Is(err, unix.EPERM):
 		return fmt.Errorf("pn532: open %s: %w: the service user needs group dialout (usermod -aG dialout acbridge) and, under systemd, DeviceAllow= for the port's class (the shipped unit has char-ttyAMA and char-ttyS; `systemctl cat acbridge` shows what is in force)", path, err)
 	case errors.Is(err, unix.EBUSY):
-		return fmt.Errorf("pn532: open %s: %w: another program holds the port: disable the serial console (raspi-config: Serial Port, login shell No) or stop the program (fuser %s)", path, err, path)
+		return fmt.Errorf("pn532: open %s: %w: another program holds the port: the acbridge service while it runs (systemctl stop acbridge before trying by hand), a serial console (raspi-config: Serial Port, login shell No) or another program (fuser -v %s)", path, err, path)
 	}
 	return fmt.Errorf("pn532: open %s: %w", path, err)
 }
