@@ -46,12 +46,11 @@ func (r *runner) envSteps() []*step {
 	mk := func(id, title string, run func(ctx context.Context, t *T) error) *step {
 		return &step{id: id, group: GroupEnvironment, title: title, timeout: envTimeout, run: run}
 	}
-	return []*step{
+	steps := []*step{
 		mk("env.config", "the configuration loads and validates", r.envConfig),
 		mk("env.pcscd", "pcscd is reachable", r.envPCSCD),
 		mk("env.polkit", "pcscd (polkit) lets this user in", r.envPolkit),
 		mk("env.pn533", "no pn533 kernel driver holds the reader", r.envPN533),
-		mk("env.pn532", "the PN532 board answers on its serial port", r.envPN532),
 		mk("env.camera", "this user may open the camera", r.envCamera),
 		mk("env.audio", "this user may open the microphone and speaker", r.envAudio),
 		mk("env.gpio", "this user may open the GPIO chips", r.envGPIO),
@@ -60,6 +59,7 @@ func (r *runner) envSteps() []*step {
 		mk("env.clock", "the clock is sane", r.envClock),
 		mk("env.power", "the Raspberry Pi's supply is good (no under-voltage or throttling)", r.envPower),
 	}
+	return append(steps, r.chipSteps(mk)...)
 }
 
 func currentUser() string {
