@@ -26,7 +26,7 @@ func (b boardTech) Do(_ context.Context, p accept.Prompt) <-chan struct{} {
 	case accept.ActTap:
 		go func() {
 			n := b.e.Polls()
-			for end := time.Now().Add(10 * time.Second); b.e.Polls() < n+2 && time.Now().Before(end); {
+			for end := time.Now().Add(10 * time.Second); b.e.Polls() < n+5 && time.Now().Before(end); {
 				time.Sleep(10 * time.Millisecond)
 			}
 			b.e.SetTag(boardTags[p.Tag-1])

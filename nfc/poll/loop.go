@@ -12,15 +12,26 @@ import (
 // UID lengths of ISO/IEC 14443-3 (single, double, triple size).
 func validUIDLen(n int) bool { return n == 4 || n == 7 || n == 10 }
 
+// goneAfter is how many polls in a row must find the field empty before
+// a tag counts as gone: a tag at the edge of the field, or one a chip
+// fails to re-activate once, must not count as lifted and tapped again.
+const goneAfter = 3
+
 // presence is what the loop remembers of the field: the alias of the last
 // tag delivered, never its UID (see Reader).
 type presence struct {
 	ref    string // objectRef of the tag last delivered; "" if none
 	random bool   // the tag last delivered had a random UID
 	bad    bool   // the tag in the field was reported unreadable already
+	empty  int    // polls in a row that found no tag
 }
 
-func (p *presence) clear() { *p = presence{} }
+// noTag records an empty poll.
+func (p *presence) noTag() {
+	if p.empty++; p.empty >= goneAfter {
+		*p = presence{}
+	}
+}
 
 // loop opens the chip, serves it until it fails, and reopens it with
 // exponential backoff between MinBackoff and MaxBackoff.
@@ -112,7 +123,7 @@ func (r *Reader) serve(ctx context.Context, chip Chip, held *presence) (healthy 
 		switch {
 		case errors.Is(err, ErrNoTag):
 			healthy = true
-			held.clear()
+			held.noTag()
 		case err != nil:
 			clear(uid)
 			return healthy, err
@@ -142,6 +153,7 @@ func (r *Reader) identify(w *window, uid []byte, polledAt time.Time, held *prese
 	if polledAt.Before(w.at) {
 		s.PresentAt = w.at
 	}
+	held.empty = 0
 	switch {
 	case !validUIDLen(len(uid)):
 		if held.bad {

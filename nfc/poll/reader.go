@@ -62,7 +62,8 @@ type Options struct {
 //
 // Presence: the Reader remembers the objectRef (the keyed alias, already
 // what leaves the package) of the last tag it delivered, never the UID,
-// and forgets it when a poll finds the field empty or another tag. A tag
+// and forgets it when polls find the field empty (three in a row, so that
+// one missed activation is not a new tap) or another tag. A tag
 // whose alias is remembered is not delivered again: that is how a tag left
 // in the field counts once, also across windows, since the field is off
 // between windows and no poll can see the tag leave then. A person who
