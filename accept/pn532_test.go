@@ -63,11 +63,7 @@ func results(rep *accept.Report) map[string]accept.StepResult {
 // doctor's env.pn532 asks the board its firmware; pcscd is not needed for
 // this driver; the NFC steps of the acceptance pass on the board.
 func TestAcceptPN532(t *testing.T) {
-	e, err := pn532test.New()
-	if err != nil {
-		t.Skipf("no pseudo-terminal: %v", err)
-	}
-	defer e.Close()
+	e := pn532test.Start(t)
 	rep, err := accept.Run(context.Background(), &accept.Options{Config: pn532Config(t, e.Path), Technician: boardTech{e},
 		Only: []string{"env.pn532", "env.pcscd", "nfc"}, NoTapWindow: time.Second, StepTimeout: 20 * time.Second})
 	if err != nil {
@@ -91,11 +87,7 @@ func TestAcceptPN532(t *testing.T) {
 // A board that does not answer fails env.pn532 with the wiring and HSU
 // fix; a missing port with the UART fix.
 func TestDoctorPN532Broken(t *testing.T) {
-	e, err := pn532test.New()
-	if err != nil {
-		t.Skipf("no pseudo-terminal: %v", err)
-	}
-	defer e.Close()
+	e := pn532test.Start(t)
 	e.SetFault(pn532test.Silent, -1)
 	for dev, fix := range map[string]string{e.Path: "HSU/UART", filepath.Join(t.TempDir(), "ttyAMA0"): "enable_uart=1"} {
 		rep, err := accept.Run(context.Background(), &accept.Options{Config: pn532Config(t, dev), Only: []string{"env.pn532"}})

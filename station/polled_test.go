@@ -16,11 +16,7 @@ import (
 // the station's reader reads the emulated board's tag as the keystore's
 // alias for the agent's origin.
 func TestOpenPN532Reader(t *testing.T) {
-	e, err := pn532test.New()
-	if err != nil {
-		t.Skipf("no pseudo-terminal: %v", err)
-	}
-	defer e.Close()
+	e := pn532test.Start(t)
 	dir := t.TempDir()
 	cfg := parse(t, agent+"[modalities]\nenabled = [\"nfc\"]\n[nfc]\ndriver = \"pn532\"\ndevice = \""+e.Path+"\"\n")
 	cfg.Keystore.Path = filepath.Join(dir, "keystore.json")

@@ -17,7 +17,7 @@ import (
 // window, a board that stops answering is reported with the reason, and
 // the UID appears nowhere in the daemon's output.
 func TestRunDaemonPN532(t *testing.T) {
-	e := pn532Board(t)
+	e := pn532test.Start(t)
 	dir := t.TempDir()
 	ag := &procAgent{t: t, log: &bridgetest.Transcript{}}
 	ag.start()

@@ -18,21 +18,11 @@ import (
 
 var pn532Canary = []byte{0x04, 0xC4, 0x7A, 0x19, 0x5E, 0xB2, 0x81}
 
-func pn532Board(t *testing.T) *pn532test.Emulator {
-	t.Helper()
-	e, err := pn532test.New()
-	if err != nil {
-		t.Skipf("no pseudo-terminal: %v", err)
-	}
-	t.Cleanup(func() { e.Close() })
-	return e
-}
-
 // `acbridge scan --driver pn532` as a process, on the emulated board with
 // a canary tag: the alias is printed, the UID appears in no spelling on
 // stdout or stderr (with --verbose diagnostics on).
 func TestScanPN532ProcessCanary(t *testing.T) {
-	e := pn532Board(t)
+	e := pn532test.Start(t)
 	e.SetTag(pn532Canary)
 	dir := t.TempDir()
 	ksPath := filepath.Join(dir, "keystore.json")
@@ -68,7 +58,7 @@ func TestScanPN532ProcessCanary(t *testing.T) {
 // A board that does not answer: scan says why, with the usual causes, and
 // gives up when the window ends.
 func TestScanPN532SilentBoard(t *testing.T) {
-	e := pn532Board(t)
+	e := pn532test.Start(t)
 	e.SetFault(pn532test.Silent, -1)
 	ksPath := filepath.Join(t.TempDir(), "keystore.json")
 	if _, err := keystore.Create(ksPath); err != nil {

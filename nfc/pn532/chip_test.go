@@ -34,16 +34,6 @@ func noCanary(t *testing.T, where, s string) {
 	}
 }
 
-func emulator(t *testing.T) *pn532test.Emulator {
-	t.Helper()
-	e, err := pn532test.New()
-	if err != nil {
-		t.Skipf("no pseudo-terminal: %v", err)
-	}
-	t.Cleanup(func() { e.Close() })
-	return e
-}
-
 func open(t *testing.T, e *pn532test.Emulator) *pn532.Chip {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -67,7 +57,7 @@ func ctx(t *testing.T) context.Context {
 // activation retries (else a poll without a tag never returns) and leaves
 // the field off.
 func TestOpenWakesAndConfigures(t *testing.T) {
-	e := emulator(t)
+	e := pn532test.Start(t)
 	c := open(t, e)
 	cmds := e.Commands()
 	if len(cmds) < 3 || cmds[0] != 0x14 || !bytes.Contains(cmds, []byte{0x32}) {
@@ -85,7 +75,7 @@ func TestOpenWakesAndConfigures(t *testing.T) {
 // Poll reads 4-, 7- and 10-byte UIDs, reports an empty field as ErrNoTag,
 // and FieldOff switches the field off.
 func TestPollUIDs(t *testing.T) {
-	e := emulator(t)
+	e := pn532test.Start(t)
 	c := open(t, e)
 	if _, err := c.Poll(ctx(t)); !errors.Is(err, poll.ErrNoTag) {
 		t.Fatalf("empty field: %v", err)
@@ -131,7 +121,7 @@ func TestFaultsResync(t *testing.T) {
 		{"error frame", pn532test.ErrorFrame, "error frame"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			e := emulator(t)
+			e := pn532test.Start(t)
 			chip := open(t, e)
 			e.SetTag(canary7)
 			e.SetFault(c.fault, 1)
@@ -161,7 +151,7 @@ func TestFaultsResync(t *testing.T) {
 // A board that stops answering makes the driver time out with the usual
 // causes named, within a bound; when it answers again the chip works.
 func TestSilentBoardTimesOut(t *testing.T) {
-	e := emulator(t)
+	e := pn532test.Start(t)
 	chip := open(t, e)
 	e.SetFault(pn532test.Silent, -1)
 	start := time.Now()
@@ -199,7 +189,7 @@ func TestOpenErrors(t *testing.T) {
 	}
 	// A board that never answers (asleep for good: the emulator answers
 	// nothing while Silent) fails Open with ErrChip.
-	e := emulator(t)
+	e := pn532test.Start(t)
 	e.SetFault(pn532test.Silent, -1)
 	_, err := pn532.Open(ctx(t), &pn532.Options{Path: e.Path, Timeout: 200 * time.Millisecond})
 	if !errors.Is(err, poll.ErrChip) {

@@ -1,7 +1,6 @@
 package pn532_test
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"log/slog"
@@ -11,29 +10,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentcall/acbridge/internal/syncbuf"
 	"github.com/agentcall/acbridge/keystore"
 	"github.com/agentcall/acbridge/nfc"
 	"github.com/agentcall/acbridge/nfc/pn532"
 	"github.com/agentcall/acbridge/nfc/pn532/pn532test"
 	"github.com/agentcall/acbridge/nfc/poll"
 )
-
-type logBuf struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *logBuf) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *logBuf) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
 
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
@@ -50,12 +33,12 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 // reader (with the driver's reason) and reconnected when it answers again,
 // and no UID in any log line or status.
 func TestPollReaderOnEmulator(t *testing.T) {
-	e := emulator(t)
+	e := pn532test.Start(t)
 	ks, err := keystore.Create(filepath.Join(t.TempDir(), "keystore.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	logs := &logBuf{}
+	logs := &syncbuf.Buffer{}
 	log := slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	var mu sync.Mutex
 	var states []nfc.Status

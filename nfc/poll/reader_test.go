@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentcall/acbridge/internal/syncbuf"
 	"github.com/agentcall/acbridge/keystore"
 	"github.com/agentcall/acbridge/nfc"
 	"github.com/agentcall/acbridge/nfc/poll"
@@ -116,26 +117,9 @@ type rig struct {
 	f      *field
 	ks     *keystore.Store
 	r      *poll.Reader
-	logs   *syncBuf
+	logs   *syncbuf.Buffer
 	mu     sync.Mutex
 	states []nfc.Status
-}
-
-type syncBuf struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuf) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuf) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 func newRig(t *testing.T, tweak func(*poll.Options)) *rig {
@@ -144,7 +128,7 @@ func newRig(t *testing.T, tweak func(*poll.Options)) *rig {
 	if err != nil {
 		t.Fatal(err)
 	}
-	g := &rig{t: t, f: newField(), ks: ks, logs: &syncBuf{}}
+	g := &rig{t: t, f: newField(), ks: ks, logs: &syncbuf.Buffer{}}
 	o := &poll.Options{Open: g.f.open, Name: "fake chip", Aliaser: ks, Scope: scope,
 		Logger:   slog.New(slog.NewTextHandler(g.logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
 		Interval: 10 * time.Millisecond, MinBackoff: 10 * time.Millisecond, MaxBackoff: 50 * time.Millisecond,

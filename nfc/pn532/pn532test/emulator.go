@@ -12,6 +12,7 @@ import (
 	"errors"
 	"os"
 	"sync"
+	"testing"
 
 	"golang.org/x/sys/unix"
 )
@@ -272,4 +273,16 @@ func (e *Emulator) send(fault Fault, b []byte) {
 		b = append(bytes.Clone(noise), b...)
 	}
 	_, _ = e.master.Write(b)
+}
+
+// Start is New for a test: it skips the test where no pseudo-terminal can
+// be had and closes the emulator when the test ends.
+func Start(t testing.TB) *Emulator {
+	t.Helper()
+	e, err := New()
+	if err != nil {
+		t.Skipf("no pseudo-terminal for the PN532 emulator: %v", err)
+	}
+	t.Cleanup(func() { e.Close() })
+	return e
 }
