@@ -169,7 +169,11 @@ func (c *Chip) Poll(ctx context.Context) ([]byte, error) {
 
 // parseTarget reads InListPassiveTarget's answer for type A (section
 // 7.3.5): NbTg, then Tg, SENS_RES (2), SEL_RES, NFCIDLength, NFCID1 and
-// an optional ATS. It returns a copy of NFCID1, nil for no target.
+// an optional ATS (ignored). It returns a copy of NFCID1, nil for no
+// target. SEL_RES is the final SAK, so its cascade bit (ISO/IEC 14443-3,
+// 0x04: UID not complete) set means a garbled answer. SENS_RES's UID size
+// bits are not checked against NFCIDLength: clone tags get them wrong, and
+// the length is what the anticollision actually produced.
 func parseTarget(a []byte) ([]byte, error) {
 	if len(a) < 1 {
 		return nil, fmt.Errorf("%w: InListPassiveTarget answered no NbTg", ErrFrame)
@@ -183,6 +187,9 @@ func parseTarget(a []byte) ([]byte, error) {
 	const head = 1 + 1 + 2 + 1 + 1 // NbTg Tg SENS_RES SEL_RES NFCIDLength
 	if len(a) < head {
 		return nil, fmt.Errorf("%w: InListPassiveTarget answered %d bytes for a target", ErrFrame, len(a))
+	}
+	if a[4]&0x04 != 0 {
+		return nil, fmt.Errorf("%w: SEL_RES %#02x says the UID is not complete", ErrFrame, a[4])
 	}
 	n := int(a[head-1])
 	if n == 0 || len(a) < head+n {
