@@ -88,6 +88,15 @@ func (r *Reader) sleep(ctx context.Context, d time.Duration, wake <-chan struct{
 // poll or ping succeeded, which resets the backoff.
 func (r *Reader) serve(ctx context.Context, chip Chip, held *presence) (healthy bool, err error) {
 	fieldOn := false
+	defer func() {
+		if fieldOn && err == nil { // closed mid-window: leave no tag powered
+			fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), r.opts.Exchange)
+			if ferr := chip.FieldOff(fctx); ferr != nil {
+				r.log.Debug("nfc/poll: field off on the way out", "err", ferr)
+			}
+			cancel()
+		}
+	}()
 	for {
 		w := r.armed()
 		if w == nil {

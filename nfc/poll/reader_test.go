@@ -361,6 +361,7 @@ func TestCloseUnblocksScan(t *testing.T) {
 		errc <- err
 	}()
 	g.eventually("armed", func() bool { return g.r.Status().State == nfc.StateArmed })
+	g.eventually("the field on", func() bool { return g.f.get().on })
 	if err := g.r.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -373,8 +374,8 @@ func TestCloseUnblocksScan(t *testing.T) {
 	if _, err := g.r.Scan(context.Background(), time.Second); !errors.Is(err, nfc.ErrClosed) {
 		t.Fatalf("Scan after Close: %v", err)
 	}
-	if c := g.f.get().closeCnt; c != 1 {
-		t.Fatalf("chip closed %d times", c)
+	if f := g.f.get(); f.closeCnt != 1 || f.on {
+		t.Fatalf("chip closed %d times, field on %v", f.closeCnt, f.on)
 	}
 }
 
