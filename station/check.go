@@ -69,6 +69,7 @@ func check(cfg *config.Config, chips gpio.ChipLister) error {
 			add("%s.bias applies only to gpio buttons; remove it", key)
 		}
 	}
+	checkRC522(cfg, add, chips)
 	if len(p) > 0 {
 		return p
 	}
