@@ -190,7 +190,7 @@ func (c *Chip) waitIRQ(ctx context.Context) (byte, error) {
 			return irq, nil
 		}
 		if c.clock.Now().After(deadline) {
-			return 0, fmt.Errorf("rc522: no interrupt from the chip within %v of a transceive (CommIrqReg 0x%02X): it is not working; check its supply and wiring: %w", irqDeadline, irq, poll.ErrChip)
+			return 0, fmt.Errorf("rc522: no interrupt from the chip within %v of a transceive (CommIrqReg 0x%02X): it is not working: %w", irqDeadline, irq, ErrWiring)
 		}
 		if err := c.sleep(ctx, pollInterval); err != nil {
 			return 0, err

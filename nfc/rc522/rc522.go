@@ -163,7 +163,7 @@ func (c *Chip) start(ctx context.Context) error {
 		return chipErr(err)
 	}
 	if _, ok := DescribeVersion(v); !ok {
-		return fmt.Errorf("rc522: %s: %w", versionProblem(v), poll.ErrChip)
+		return versionError(v)
 	}
 	c.version = v
 	if err := c.bus.write(regCommand, cmdSoftReset); err != nil {
@@ -206,7 +206,7 @@ func (c *Chip) waitAwake(ctx context.Context) error {
 			return nil
 		}
 		if c.clock.Now().After(deadline) {
-			return fmt.Errorf("rc522: the chip did not wake from its soft reset within %v (CommandReg 0x%02X): check its 3.3 V supply and the RST wire: %w", irqDeadline, v, poll.ErrChip)
+			return fmt.Errorf("rc522: the chip did not wake from its soft reset within %v (CommandReg 0x%02X): check its 3.3 V supply and the RST wire: %w", irqDeadline, v, ErrWiring)
 		}
 		if err := c.sleep(ctx, pollInterval); err != nil {
 			return err
@@ -234,15 +234,20 @@ func DescribeVersion(v byte) (name string, ok bool) {
 	return "", false
 }
 
-// versionProblem says what a VersionReg value that is no MFRC522's means.
-func versionProblem(v byte) string {
+// ErrWiring: the chip answers nothing sensible on SPI (VersionReg 0x00
+// or 0xFF, no interrupt, no wake-up): wires, supply or reset. It wraps
+// poll.ErrChip.
+var ErrWiring = fmt.Errorf("the wiring or the supply is wrong: %w", poll.ErrChip)
+
+// versionError says what a VersionReg value that is no MFRC522's means.
+func versionError(v byte) error {
 	if v == 0x00 || v == 0xFF {
-		return fmt.Sprintf("check wiring: VersionReg read 0x%02X, so nothing answers on MISO: "+
+		return fmt.Errorf("rc522: check wiring: VersionReg read 0x%02X, so nothing answers on MISO: "+
 			"check MISO, MOSI, SCK and SDA (chip select CE0 for spidev0.0), the 3.3 V supply and that RST is high "+
-			"(nfc.reset_line drives it; a board left in reset answers nothing)", v)
+			"(nfc.reset_line drives it; a board left in reset answers nothing): %w", v, ErrWiring)
 	}
-	return fmt.Sprintf("VersionReg read 0x%02X, which is no MFRC522's (0x91, 0x92, or 0x88 for the FM17522 clone): "+
-		"is this an RC522 board, on the chip select nfc.spi_device names? A PN532 board needs nfc.driver = \"pn532\"", v)
+	return fmt.Errorf("rc522: VersionReg read 0x%02X, which is no MFRC522's (0x91, 0x92, or 0x88 for the FM17522 clone): "+
+		"is this an RC522 board, on the chip select nfc.spi_device names? A PN532 board needs nfc.driver = \"pn532\": %w", v, poll.ErrChip)
 }
 
 // FieldOff switches the RF field off: tags lose power at once.

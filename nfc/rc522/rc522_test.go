@@ -14,14 +14,15 @@ import (
 	"github.com/agentcall/acbridge/internal/syncbuf"
 	"github.com/agentcall/acbridge/nfc/poll"
 	"github.com/agentcall/acbridge/nfc/rc522"
+	"github.com/agentcall/acbridge/nfc/rc522/rc522test"
 )
 
 // openScript opens a chip on s's playback with a debug logger into log.
-func openScript(t *testing.T, s script, log *syncbuf.Buffer) (*rc522.Chip, *spitest.Playback) {
+func openScript(t *testing.T, s rc522test.Script, log *syncbuf.Buffer) (*rc522.Chip, *spitest.Playback) {
 	t.Helper()
-	p := s.playback()
+	p := s.Playback()
 	c, err := rc522.Open(context.Background(), &rc522.Options{
-		OpenPort: portOf(p),
+		OpenPort: rc522test.Port(p),
 		Logger:   slog.New(slog.NewTextHandler(log, &slog.HandlerOptions{Level: slog.LevelDebug})),
 	})
 	if err != nil {
@@ -57,15 +58,15 @@ func noUIDIn(t *testing.T, what, s string, uids ...[]byte) {
 // reads it (WUPA wakes it from HALT), the field is switched on once and
 // off by FieldOff, and the UID never reaches the log.
 func TestPoll4ByteUID(t *testing.T) {
-	var s script
-	s.open(0x92)
-	s.fieldOn()
+	var s rc522test.Script
+	s.Open(0x92)
+	s.FieldOn()
 	for range 2 {
-		s.wupa(0x04, 0x00)
-		s.level(uid4CL1, uid4Select, sak08)
-		s.hlta()
+		s.WUPA(0x04, 0x00)
+		s.Level(uid4CL1, uid4Select, sak08)
+		s.HLTA()
 	}
-	s.wr(rTxControl, 0x80)
+	s.Write(rc522test.RegTxControl, 0x80)
 	var log syncbuf.Buffer
 	c, p := openScript(t, s, &log)
 	if c.Version() != 0x92 {
@@ -90,14 +91,14 @@ func TestPoll4ByteUID(t *testing.T) {
 // An NTAG with a 7-byte UID: cascade tag 0x88 and SAK 0x04 at level 1,
 // then SEL 0x95 at level 2. Close switches the field off.
 func TestPoll7ByteUID(t *testing.T) {
-	var s script
-	s.open(0x91)
-	s.fieldOn()
-	s.wupa(0x44, 0x00)
-	s.level(uid7CL1, uid7Select1, sak04)
-	s.level(uid7CL2, uid7Select2, sak00)
-	s.hlta()
-	s.wr(rTxControl, 0x80) // Close
+	var s rc522test.Script
+	s.Open(0x91)
+	s.FieldOn()
+	s.WUPA(0x44, 0x00)
+	s.Level(uid7CL1, uid7Select1, sak04)
+	s.Level(uid7CL2, uid7Select2, sak00)
+	s.HLTA()
+	s.Write(rc522test.RegTxControl, 0x80) // Close
 	var log syncbuf.Buffer
 	c, p := openScript(t, s, &log)
 	uid, err := c.Poll(context.Background())
@@ -109,15 +110,15 @@ func TestPoll7ByteUID(t *testing.T) {
 
 // A triple-size UID (10 bytes) takes all three cascade levels.
 func TestPoll10ByteUID(t *testing.T) {
-	var s script
-	s.open(0x88)
-	s.fieldOn()
-	s.wupa(0x84, 0x00)
-	s.level(uid10CL1, uid10Select1, sak04)
-	s.level(uid10CL2, uid10Select2, sak04)
-	s.level(uid10CL3, uid10Select3, sak20)
-	s.hlta()
-	s.wr(rTxControl, 0x80)
+	var s rc522test.Script
+	s.Open(0x88)
+	s.FieldOn()
+	s.WUPA(0x84, 0x00)
+	s.Level(uid10CL1, uid10Select1, sak04)
+	s.Level(uid10CL2, uid10Select2, sak04)
+	s.Level(uid10CL3, uid10Select3, sak20)
+	s.HLTA()
+	s.Write(rc522test.RegTxControl, 0x80)
 	c, p := openScript(t, s, &syncbuf.Buffer{})
 	uid, err := c.Poll(context.Background())
 	if err != nil || !bytes.Equal(uid, uid10) {
@@ -129,14 +130,14 @@ func TestPoll10ByteUID(t *testing.T) {
 // No tag: the chip's timer ends WUPA (TimerIRq) and Poll says ErrNoTag,
 // not a chip failure; the next poll tries again with the field still on.
 func TestPollNoTag(t *testing.T) {
-	var s script
-	s.open(0x92)
-	s.fieldOn()
-	s.send([]byte{0x52}, 7)
-	s.silence()
-	s.send([]byte{0x52}, 7)
-	s.silence()
-	s.wr(rTxControl, 0x80)
+	var s rc522test.Script
+	s.Open(0x92)
+	s.FieldOn()
+	s.Send([]byte{0x52}, 7)
+	s.Silence()
+	s.Send([]byte{0x52}, 7)
+	s.Silence()
+	s.Write(rc522test.RegTxControl, 0x80)
 	c, p := openScript(t, s, &syncbuf.Buffer{})
 	for i := range 2 {
 		uid, err := c.Poll(context.Background())
@@ -152,41 +153,41 @@ func TestPollNoTag(t *testing.T) {
 // this poll (ErrTagFrame wraps ErrNoTag), not a chip to reopen, and the
 // error holds no UID byte.
 func TestPollBadTagFrames(t *testing.T) {
-	for name, tail := range map[string]func(s *script){
-		"collision": func(s *script) {
-			s.send([]byte{0x93, 0x20}, 0)
-			s.rd(rCommIrq, 0x66)
-			s.rd(rError, 0x08)
+	for name, tail := range map[string]func(s *rc522test.Script){
+		"collision": func(s *rc522test.Script) {
+			s.Send([]byte{0x93, 0x20}, 0)
+			s.Read(rc522test.RegCommIrq, 0x66)
+			s.Read(rc522test.RegError, 0x08)
 		},
-		"bcc": func(s *script) {
-			s.send([]byte{0x93, 0x20}, 0)
-			s.answer(0xDE, 0xAD, 0xBE, 0xEF, 0x23)
+		"bcc": func(s *rc522test.Script) {
+			s.Send([]byte{0x93, 0x20}, 0)
+			s.Answer(0xDE, 0xAD, 0xBE, 0xEF, 0x23)
 		},
-		"sak crc": func(s *script) {
-			s.send([]byte{0x93, 0x20}, 0)
-			s.answer(uid4CL1...)
-			s.send(uid4Select, 0)
-			s.answer(0x08, 0xB6, 0xDE)
+		"sak crc": func(s *rc522test.Script) {
+			s.Send([]byte{0x93, 0x20}, 0)
+			s.Answer(uid4CL1...)
+			s.Send(uid4Select, 0)
+			s.Answer(0x08, 0xB6, 0xDE)
 		},
-		"cascade tag, complete sak": func(s *script) {
-			s.send([]byte{0x93, 0x20}, 0)
-			s.answer(uid7CL1...)
-			s.send(uid7Select1, 0)
-			s.answer(sak08...)
+		"cascade tag, complete sak": func(s *rc522test.Script) {
+			s.Send([]byte{0x93, 0x20}, 0)
+			s.Answer(uid7CL1...)
+			s.Send(uid7Select1, 0)
+			s.Answer(sak08...)
 		},
-		"parity": func(s *script) {
-			s.send([]byte{0x93, 0x20}, 0)
-			s.rd(rCommIrq, 0x66)
-			s.rd(rError, 0x02)
+		"parity": func(s *rc522test.Script) {
+			s.Send([]byte{0x93, 0x20}, 0)
+			s.Read(rc522test.RegCommIrq, 0x66)
+			s.Read(rc522test.RegError, 0x02)
 		},
 	} {
 		t.Run(name, func(t *testing.T) {
-			var s script
-			s.open(0x92)
-			s.fieldOn()
-			s.wupa(0x04, 0x00)
+			var s rc522test.Script
+			s.Open(0x92)
+			s.FieldOn()
+			s.WUPA(0x04, 0x00)
 			tail(&s)
-			s.wr(rTxControl, 0x80)
+			s.Write(rc522test.RegTxControl, 0x80)
 			c, p := openScript(t, s, &syncbuf.Buffer{})
 			uid, err := c.Poll(context.Background())
 			if !errors.Is(err, rc522.ErrTagFrame) || !errors.Is(err, poll.ErrNoTag) || errors.Is(err, poll.ErrChip) || uid != nil {
@@ -202,26 +203,26 @@ func TestPollBadTagFrames(t *testing.T) {
 // FIFO overflow are chip failures (ErrChip), which make poll reopen it.
 func TestPollGarbledChip(t *testing.T) {
 	for name, c := range map[string]struct {
-		tail func(s *script)
+		tail func(s *rc522test.Script)
 		want string
 	}{
-		"fifo level": {func(s *script) {
-			s.rd(rCommIrq, 0x64)
-			s.rd(rError, 0x00)
-			s.rd(rFIFOLevel, 0xFF)
+		"fifo level": {func(s *rc522test.Script) {
+			s.Read(rc522test.RegCommIrq, 0x64)
+			s.Read(rc522test.RegError, 0x00)
+			s.Read(rc522test.RegFIFOLevel, 0xFF)
 		}, "check the wiring"},
-		"overflow": {func(s *script) {
-			s.rd(rCommIrq, 0x66)
-			s.rd(rError, 0x10)
+		"overflow": {func(s *rc522test.Script) {
+			s.Read(rc522test.RegCommIrq, 0x66)
+			s.Read(rc522test.RegError, 0x10)
 		}, "FIFO overflow"},
 	} {
 		t.Run(name, func(t *testing.T) {
-			var s script
-			s.open(0x92)
-			s.fieldOn()
-			s.send([]byte{0x52}, 7)
+			var s rc522test.Script
+			s.Open(0x92)
+			s.FieldOn()
+			s.Send([]byte{0x52}, 7)
 			c.tail(&s)
-			s.wr(rTxControl, 0x80)
+			s.Write(rc522test.RegTxControl, 0x80)
 			chip, p := openScript(t, s, &syncbuf.Buffer{})
 			_, err := chip.Poll(context.Background())
 			if !errors.Is(err, poll.ErrChip) || !strings.Contains(err.Error(), c.want) {
@@ -240,11 +241,12 @@ func TestOpenWrongVersion(t *testing.T) {
 		0xFF: "check wiring: VersionReg read 0xFF",
 		0x32: "VersionReg read 0x32, which is no MFRC522's",
 	} {
-		var s script
-		s.rd(rVersion, v)
-		p := s.playback()
-		c, err := rc522.Open(context.Background(), &rc522.Options{OpenPort: portOf(p)})
-		if c != nil || !errors.Is(err, poll.ErrChip) || !strings.Contains(err.Error(), want) {
+		var s rc522test.Script
+		s.Read(rc522test.RegVersion, v)
+		p := s.Playback()
+		c, err := rc522.Open(context.Background(), &rc522.Options{OpenPort: rc522test.Port(p)})
+		wiring := v == 0x00 || v == 0xFF
+		if c != nil || !errors.Is(err, poll.ErrChip) || errors.Is(err, rc522.ErrWiring) != wiring || !strings.Contains(err.Error(), want) {
 			t.Errorf("VersionReg 0x%02X: %v; want ErrChip with %q", v, err, want)
 		}
 		if p.Count != 1 {

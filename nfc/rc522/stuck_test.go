@@ -16,6 +16,7 @@ import (
 
 	"github.com/agentcall/acbridge/nfc/poll"
 	"github.com/agentcall/acbridge/nfc/rc522"
+	"github.com/agentcall/acbridge/nfc/rc522/rc522test"
 )
 
 // stuckChip is a misbehaving MFRC522 of our own: it passes the version
@@ -33,7 +34,7 @@ func (s *stuckChip) Duplex() conn.Duplex                                       {
 func (s *stuckChip) TxPackets([]spi.Packet) error                              { return errors.New("not used") }
 
 func (s *stuckChip) Tx(w, r []byte) error {
-	if len(r) == 2 && w[0] == 0x80|rVersion<<1 {
+	if len(r) == 2 && w[0] == 0x80|rc522test.RegVersion<<1 {
 		r[1] = 0x92
 	}
 	return nil
@@ -60,7 +61,7 @@ func TestPollStuckChip(t *testing.T) {
 	}
 	start := time.Now()
 	_, err = c.Poll(context.Background())
-	if !errors.Is(err, poll.ErrChip) || !strings.Contains(err.Error(), "no interrupt") {
+	if !errors.Is(err, poll.ErrChip) || !errors.Is(err, rc522.ErrWiring) || !strings.Contains(err.Error(), "no interrupt") {
 		t.Errorf("Poll: %v; want ErrChip, no interrupt", err)
 	}
 	if d := time.Since(start); d > 10*time.Second {
@@ -95,12 +96,12 @@ func (r *resetRecorder) Close() error         { r.closed++; return nil }
 // chip, and Close leaves it low (hard power-down: no field) and releases
 // it; OpenFunc gives poll a fresh chip each time.
 func TestResetLine(t *testing.T) {
-	var s script
-	s.open(0x92)
-	p := s.playback()
+	var s rc522test.Script
+	s.Open(0x92)
+	p := s.Playback()
 	line := &resetRecorder{}
 	open := rc522.OpenFunc(&rc522.Options{
-		OpenPort:  portOf(p),
+		OpenPort:  rc522test.Port(p),
 		OpenReset: func() (rc522.ResetLine, error) { return line, nil },
 	})
 	c, err := open(context.Background())
@@ -116,7 +117,7 @@ func TestResetLine(t *testing.T) {
 	if fmt.Sprint(line.levels) != "[0 1 0]" || line.closed != 1 {
 		t.Errorf("after Close: levels %v, closed %d times", line.levels, line.closed)
 	}
-	if _, err := rc522.OpenFunc(&rc522.Options{OpenPort: portOf(p)})(context.Background()); err == nil {
+	if _, err := rc522.OpenFunc(&rc522.Options{OpenPort: rc522test.Port(p)})(context.Background()); err == nil {
 		t.Error("a second Connect on the same playback succeeded")
 	}
 }
