@@ -214,6 +214,31 @@ func (c *Chip) waitAwake(ctx context.Context) error {
 	}
 }
 
+// Ping reads VersionReg again, without touching the RF field, so that a
+// board unplugged or unpowered between windows is noticed before someone
+// taps (poll's Reader calls it while idle).
+func (c *Chip) Ping(ctx context.Context) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed {
+		return errClosed
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	v, err := c.bus.read(regVersion)
+	if err != nil {
+		return chipErr(err)
+	}
+	if v != c.version {
+		if _, ok := DescribeVersion(v); ok {
+			return fmt.Errorf("rc522: VersionReg changed from 0x%02X to 0x%02X: another board answers: %w", c.version, v, poll.ErrChip)
+		}
+		return versionError(v)
+	}
+	return nil
+}
+
 // Version is VersionReg as read at Open.
 func (c *Chip) Version() byte { return c.version }
 

@@ -254,3 +254,20 @@ func TestOpenWrongVersion(t *testing.T) {
 		}
 	}
 }
+
+// Ping reads VersionReg and nothing else: the same value passes, 0xFF
+// (the board lost its supply or MISO) is a wiring failure.
+func TestPing(t *testing.T) {
+	var s rc522test.Script
+	s.Open(0x92)
+	s.Read(rc522test.RegVersion, 0x92)
+	s.Read(rc522test.RegVersion, 0xFF)
+	c, p := openScript(t, s, &syncbuf.Buffer{})
+	if err := c.Ping(context.Background()); err != nil {
+		t.Errorf("first Ping: %v", err)
+	}
+	if err := c.Ping(context.Background()); !errors.Is(err, rc522.ErrWiring) || !strings.Contains(err.Error(), "VersionReg read 0xFF") {
+		t.Errorf("second Ping: %v; want the wiring error", err)
+	}
+	closeChecked(t, c, p)
+}
