@@ -28,7 +28,7 @@ func (r *runner) envRC522(ctx context.Context, t *T) error {
 	}
 	o := r.o.RC522
 	if o == nil {
-		o = station.RC522Options(r.cfg, r.o.Logger)
+		o = station.RC522Options(r.cfg.NFC, r.o.Logger)
 	}
 	c, err := rc522.Open(ctx, o)
 	switch {

@@ -41,13 +41,13 @@ func checkRC522(cfg *config.Config, add func(string, ...any), chips gpio.ChipLis
 	}
 }
 
-// RC522Options are the rc522 options of cfg: the spidev node and, unless
+// RC522Options are the rc522 options of c: the spidev node and, unless
 // nfc.reset_line is -1, the reset line, requested at each open so that a
 // reopened chip gets a fresh line.
-func RC522Options(cfg *config.Config, log *slog.Logger) *rc522.Options {
-	o := &rc522.Options{Device: cfg.NFC.SPIDevice, Logger: log}
-	if cfg.NFC.ResetLine >= 0 {
-		chip, line := cfg.NFC.ResetChip, cfg.NFC.ResetLine
+func RC522Options(c config.NFC, log *slog.Logger) *rc522.Options {
+	o := &rc522.Options{Device: c.SPIDevice, Logger: log}
+	if c.ResetLine >= 0 {
+		chip, line := c.ResetChip, c.ResetLine
 		o.OpenReset = func() (rc522.ResetLine, error) {
 			out, err := gpio.OpenIndicator(&gpio.IndicatorOptions{Chip: chip, Offset: line, Consumer: rc522Consumer, Logger: log})
 			if err != nil {

@@ -49,7 +49,7 @@ func TestRC522Options(t *testing.T) {
 		t.Skip("this machine has SPI")
 	}
 	cfg := parse(t, agent+"[nfc]\ndriver = \"rc522\"\nreset_chip = \"gpiochip250\"\n")
-	o := station.RC522Options(cfg, nil)
+	o := station.RC522Options(cfg.NFC, nil)
 	if o.Device != "/dev/spidev0.0" || o.OpenReset == nil {
 		t.Fatalf("options %+v", o)
 	}
@@ -61,7 +61,7 @@ func TestRC522Options(t *testing.T) {
 		t.Errorf("Open: %v", err)
 	}
 	cfg.NFC.ResetLine = -1
-	if o := station.RC522Options(cfg, nil); o.OpenReset != nil {
+	if o := station.RC522Options(cfg.NFC, nil); o.OpenReset != nil {
 		t.Error("reset_line -1 requests a line")
 	}
 }
