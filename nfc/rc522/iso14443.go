@@ -31,11 +31,10 @@ var ErrTagFrame = fmt.Errorf("rc522: a tag answered with an invalid frame (two t
 // cascade level by level and halts it (HLTA) so that it answers the next
 // WUPA too.
 func (c *Chip) Poll(ctx context.Context) ([]byte, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.closed {
-		return nil, errClosed
+	if err := c.enter(ctx); err != nil {
+		return nil, err
 	}
+	defer c.mu.Unlock()
 	if !c.fieldOn {
 		if err := c.bus.write(regTxControl, fieldOnValue); err != nil {
 			return nil, chipErr(err)

@@ -218,14 +218,10 @@ func (c *Chip) waitAwake(ctx context.Context) error {
 // board unplugged or unpowered between windows is noticed before someone
 // taps (poll's Reader calls it while idle).
 func (c *Chip) Ping(ctx context.Context) error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.closed {
-		return errClosed
-	}
-	if err := ctx.Err(); err != nil {
+	if err := c.enter(ctx); err != nil {
 		return err
 	}
+	defer c.mu.Unlock()
 	v, err := c.bus.read(regVersion)
 	if err != nil {
 		return chipErr(err)
@@ -277,14 +273,10 @@ func versionError(v byte) error {
 
 // FieldOff switches the RF field off: tags lose power at once.
 func (c *Chip) FieldOff(ctx context.Context) error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.closed {
-		return errClosed
-	}
-	if err := ctx.Err(); err != nil {
+	if err := c.enter(ctx); err != nil {
 		return err
 	}
+	defer c.mu.Unlock()
 	if err := c.bus.write(regTxControl, fieldOffValue); err != nil {
 		return chipErr(err)
 	}
@@ -314,6 +306,21 @@ func (c *Chip) Close() error {
 		c.closeErr = fmt.Errorf("rc522: closing: %w", err)
 	}
 	return c.closeErr
+}
+
+// enter locks c for one operation, or returns why it may not run, with c
+// unlocked.
+func (c *Chip) enter(ctx context.Context) error {
+	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		return errClosed
+	}
+	if err := ctx.Err(); err != nil {
+		c.mu.Unlock()
+		return err
+	}
+	return nil
 }
 
 var errClosed = fmt.Errorf("rc522: the chip is closed: %w", poll.ErrChip)

@@ -88,43 +88,34 @@ func TestPoll4ByteUID(t *testing.T) {
 	}
 }
 
-// An NTAG with a 7-byte UID: cascade tag 0x88 and SAK 0x04 at level 1,
-// then SEL 0x95 at level 2. Close switches the field off.
-func TestPoll7ByteUID(t *testing.T) {
-	var s rc522test.Script
-	s.Open(0x91)
-	s.FieldOn()
-	s.WUPA(0x44, 0x00)
-	s.Level(uid7CL1, uid7Select1, sak04)
-	s.Level(uid7CL2, uid7Select2, sak00)
-	s.HLTA()
-	s.Write(rc522test.RegTxControl, 0x80) // Close
-	var log syncbuf.Buffer
-	c, p := openScript(t, s, &log)
-	uid, err := c.Poll(context.Background())
-	if err != nil || !bytes.Equal(uid, uid7) {
-		t.Fatalf("Poll: %x, %v; want the 7-byte UID", uid, err)
+// Double- and triple-size UIDs: the cascade tag 0x88 and SAK 0x04 at
+// each level but the last, SEL 0x93, 0x95, 0x97. Close switches the field
+// off.
+func TestPollCascadeLevels(t *testing.T) {
+	for _, c := range []struct {
+		uid    []byte
+		atqa   byte
+		levels [][3][]byte // UID CLn + BCC, SELECT, SAK
+	}{
+		{uid7, 0x44, [][3][]byte{{uid7CL1, uid7Select1, sak04}, {uid7CL2, uid7Select2, sak00}}},
+		{uid10, 0x84, [][3][]byte{{uid10CL1, uid10Select1, sak04}, {uid10CL2, uid10Select2, sak04}, {uid10CL3, uid10Select3, sak20}}},
+	} {
+		var s rc522test.Script
+		s.Open(0x91)
+		s.FieldOn()
+		s.WUPA(c.atqa, 0x00)
+		for _, l := range c.levels {
+			s.Level(l[0], l[1], l[2])
+		}
+		s.HLTA()
+		s.Write(rc522test.RegTxControl, 0x80) // Close
+		chip, p := openScript(t, s, &syncbuf.Buffer{})
+		uid, err := chip.Poll(context.Background())
+		if err != nil || !bytes.Equal(uid, c.uid) {
+			t.Fatalf("Poll: %x, %v; want the %d-byte UID", uid, err, len(c.uid))
+		}
+		closeChecked(t, chip, p)
 	}
-	closeChecked(t, c, p)
-}
-
-// A triple-size UID (10 bytes) takes all three cascade levels.
-func TestPoll10ByteUID(t *testing.T) {
-	var s rc522test.Script
-	s.Open(0x88)
-	s.FieldOn()
-	s.WUPA(0x84, 0x00)
-	s.Level(uid10CL1, uid10Select1, sak04)
-	s.Level(uid10CL2, uid10Select2, sak04)
-	s.Level(uid10CL3, uid10Select3, sak20)
-	s.HLTA()
-	s.Write(rc522test.RegTxControl, 0x80)
-	c, p := openScript(t, s, &syncbuf.Buffer{})
-	uid, err := c.Poll(context.Background())
-	if err != nil || !bytes.Equal(uid, uid10) {
-		t.Fatalf("Poll: %x, %v; want the 10-byte UID", uid, err)
-	}
-	closeChecked(t, c, p)
 }
 
 // No tag: the chip's timer ends WUPA (TimerIRq) and Poll says ErrNoTag,
