@@ -210,6 +210,9 @@ func (r *runner) envGPIO(_ context.Context, t *T) error {
 	if r.cfg.LED.Chip != "" {
 		chips = append(chips, r.cfg.LED.Chip)
 	}
+	if n := r.cfg.NFC; n.Driver == "rc522" && n.ResetLine >= 0 {
+		chips = append(chips, n.ResetChip) // the RC522's RST line
+	}
 	slices.Sort(chips)
 	chips = slices.Compact(chips)
 	if len(chips) == 0 {

@@ -58,3 +58,22 @@ func TestEnvRC522(t *testing.T) {
 		})
 	}
 }
+
+// env.gpio checks the chip of the RC522's reset line too: here, a chip
+// that does not exist.
+func TestEnvGPIOChecksRC522Reset(t *testing.T) {
+	cfg := config.Defaults()
+	cfg.NFC.Driver, cfg.NFC.ResetChip = "rc522", "/dev/gpiochip250"
+	rep, err := accept.Run(context.Background(), &accept.Options{Config: cfg, Only: []string{"env.gpio"}, Out: io.Discard})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st := rep.Steps[0]; st.Result != accept.Fail || !strings.Contains(st.Reason, "gpiochip250") {
+		t.Errorf("env.gpio: %s, %q; want a failure naming the reset line's chip", st.Result, st.Reason)
+	}
+	cfg.NFC.ResetLine = -1
+	rep, err = accept.Run(context.Background(), &accept.Options{Config: cfg, Only: []string{"env.gpio"}, Out: io.Discard})
+	if err != nil || rep.Steps[0].Result != accept.Skip {
+		t.Errorf("reset_line -1: %+v, %v; want env.gpio skipped", rep.Steps[0], err)
+	}
+}

@@ -38,6 +38,7 @@
 // is not done: Poll reports no tag until one is taken away.
 //
 // The tests replay SPI exchanges built from the datasheet with periph's
-// spitest.Playback; what needs a real board is listed in
-// docs/raspberry-pi.md ("RC522 over SPI").
+// spitest.Playback, and poll a register-level stand-in (rc522test.Sim)
+// whose tag follows the ISO/IEC 14443-3 states; what needs a real board is
+// listed in docs/raspberry-pi.md ("RC522 over SPI").
 package rc522
