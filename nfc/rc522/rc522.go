@@ -140,7 +140,7 @@ func Open(ctx context.Context, o *Options) (*Chip, error) {
 	if o.OpenReset != nil {
 		if c.reset, err = o.OpenReset(); err != nil {
 			port.Close()
-			return nil, fmt.Errorf("rc522: the reset line (nfc.reset_chip, nfc.reset_line): %w: %w", err, poll.ErrChip)
+			return nil, fmt.Errorf("rc522: the reset line: %w: %w", err, poll.ErrChip)
 		}
 	}
 	if err := c.start(ctx); err != nil {
