@@ -176,8 +176,14 @@ scrape_configs:
 		}
 		return ok, strings.Join(got, ", ")
 	})
-	if a, err := p.query(`ALERTS`); err != nil || len(a) != 0 {
-		t.Errorf("alerts active while every kiosk is up: %v %v", a, err)
+	if a, err := p.query(`ALERTS`); err != nil {
+		t.Fatal(err)
+	} else {
+		for _, x := range a {
+			if !p.missedScrape(x.Metric["instance"]) {
+				t.Errorf("alert while every kiosk is up: %v", x)
+			}
+		}
 	}
 
 	// One kiosk dies: only its up goes to 0 and only its kiosk-down alert
@@ -207,7 +213,10 @@ scrape_configs:
 		}
 		for _, x := range s {
 			if x.Metric["kiosk_id"] != "lobby-2" {
-				t.Fatalf("kiosk-down alert for a kiosk that is up: %v", x)
+				if !p.missedScrape(x.Metric["instance"]) {
+					t.Fatalf("kiosk-down alert for a kiosk that is up: %v", x)
+				}
+				continue
 			}
 			if st := x.Metric["alertstate"]; !slices.Contains(states, st) {
 				states = append(states, st)
@@ -236,4 +245,16 @@ scrape_configs:
 		}
 	}
 	t.Logf("whole test %v", time.Since(start).Round(100*time.Millisecond))
+}
+
+// missedScrape says whether a scrape of instance failed in the last minute:
+// on a loaded machine a 1 s scrape can time out, and then an alert for that
+// kiosk is the rules working, not a false alarm.
+func (p *promServer) missedScrape(instance string) bool {
+	s, err := p.query(`min_over_time(up{job="acbridge",instance="` + instance + `"}[1m])`)
+	if err != nil || len(s) != 1 || s[0].value() != 0 {
+		return false
+	}
+	p.t.Logf("%s missed a scrape (the machine is busy); its alert is expected", instance)
+	return true
 }
