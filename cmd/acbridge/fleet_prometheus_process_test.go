@@ -34,20 +34,13 @@ func startFleetDaemon(t *testing.T, agentAddr, id string) (*daemonProc, string, 
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := fmt.Sprintf(`
-[agent]
-url = "http://%s"
-allow_insecure_local = true
-reconnect_max = "1s"
-[keystore]
-path = %q
-allow_volatile = true # the test's directory may be a tmpfs
+	cfg := daemonConfig(agentAddr, nil, ks.Path()) + fmt.Sprintf(`
 [modalities]
 enabled = []
 [metrics]
 listen = "127.0.0.1:0"
 kiosk_id = %q
-`, agentAddr, ks.Path(), id)
+`, id)
 	path := filepath.Join(dir, "acbridge.toml")
 	if err := os.WriteFile(path, []byte(cfg), 0o600); err != nil {
 		t.Fatal(err)
