@@ -192,7 +192,7 @@ func TestALSAChildMic(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer p.Close()
-	mic, err := audio.OpenMic(&audio.MicOptions{Device: "acbridge_rec", Echo: p})
+	mic, err := audio.NewMic(&audio.MicOptions{Device: "acbridge_rec", Echo: p})
 	if err != nil {
 		t.Fatal(err)
 	}

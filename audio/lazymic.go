@@ -26,7 +26,7 @@ func NewLazyMic(opts *MicOptions) *LazyMic {
 	return l
 }
 
-// Open returns the microphone as OpenMic resolves it, resolving it on the
+// Open returns the microphone as NewMic resolves it, resolving it on the
 // first call; later calls return the same Mic or error.
 func (l *LazyMic) Open() (*Mic, error) {
 	l.mu.Lock()
@@ -35,7 +35,7 @@ func (l *LazyMic) Open() (*Mic, error) {
 		return nil, ErrClosed
 	}
 	if !l.done {
-		l.mic, l.err = OpenMic(&l.opts)
+		l.mic, l.err = NewMic(&l.opts)
 		l.done = true
 	}
 	return l.mic, l.err

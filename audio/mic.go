@@ -49,7 +49,7 @@ type MicOptions struct {
 	Echo *Processor
 }
 
-// MicStats count a Mic's work since OpenMic.
+// MicStats count a Mic's work since NewMic.
 type MicStats struct {
 	Runs    int // completed or current Start..Stop runs
 	Packets int // packets encoded
@@ -97,9 +97,9 @@ type micRun struct {
 	err      error        // why the run ended, if not Stop; read after done
 }
 
-// OpenMic resolves the microphone without opening it, so that a missing
+// NewMic resolves the microphone without opening it, so that a missing
 // device is reported at configuration time.
-func OpenMic(opts *MicOptions) (*Mic, error) {
+func NewMic(opts *MicOptions) (*Mic, error) {
 	if opts == nil {
 		opts = &MicOptions{}
 	}
