@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -130,6 +131,17 @@ func TestMicResamplesOtherRatesThroughALSA(t *testing.T) {
 
 func TestALSAChildRates(t *testing.T) {
 	dir := childDir(t)
+	// The listing reports native rates (a plug device, converting in the
+	// listing's probe, offers every standard rate; a USB microphone its own).
+	listed := map[string][]int{}
+	for _, d := range audio.Microphones() {
+		listed[d.ID] = d.Rates
+	}
+	for _, m := range rateMics {
+		if !slices.Contains(listed[m.name], m.rate) {
+			t.Errorf("Microphones lists %s with rates %v, want %d among them", m.name, listed[m.name], m.rate)
+		}
+	}
 	for _, m := range rateMics {
 		pcm, st := captureSecond(t, m.name)
 		if err := os.WriteFile(filepath.Join(dir, m.name+".captured"), rawBytes(pcm), 0o600); err != nil {
