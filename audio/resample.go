@@ -17,9 +17,10 @@ import (
 // microphones that do not capture at 48 kHz: SPEEX_RESAMPLER_QUALITY_DESKTOP
 // (5 of 0..10). Its windowed-sinc filter keeps the pass band flat well
 // past speech (the Opus encoder at DefaultBitrate codes up to 20 kHz) and
-// delays the audio by under a millisecond; one mono stream costs a few
-// microseconds of CPU per 20 ms frame even on a Raspberry Pi, so the
-// cheaper VoIP quality (3) would save nothing that matters.
+// delays the audio by 1 to 3 ms (0.9 ms from 44.1 kHz, 2.5 ms from
+// 16 kHz); one mono stream costs about half a percent of a core
+// (BenchmarkResample44k), so the cheaper VoIP quality (3) would save
+// nothing that matters.
 const ResampleQuality = 5
 
 // speexResampler is one libspeexdsp resampler state for one mono stream;
@@ -28,6 +29,9 @@ const ResampleQuality = 5
 type speexResampler struct {
 	st      *C.SpeexResamplerState
 	in, out int
+	// The lengths libspeexdsp reads and writes back; kept here because
+	// locals whose address goes to C would be allocated on every call.
+	lens [2]C.spx_uint32_t
 }
 
 func newSpeexResampler(in, out, quality int) (*speexResampler, error) {
@@ -50,11 +54,11 @@ func (r *speexResampler) process(in, out []int16) int {
 	if len(in) == 0 {
 		return 0
 	}
-	inLen, outLen := C.spx_uint32_t(len(in)), C.spx_uint32_t(len(out))
+	r.lens = [2]C.spx_uint32_t{C.spx_uint32_t(len(in)), C.spx_uint32_t(len(out))}
 	C.speex_resampler_process_int(r.st, 0,
-		(*C.spx_int16_t)(unsafe.Pointer(&in[0])), &inLen,
-		(*C.spx_int16_t)(unsafe.Pointer(&out[0])), &outLen)
-	return int(outLen)
+		(*C.spx_int16_t)(unsafe.Pointer(&in[0])), &r.lens[0],
+		(*C.spx_int16_t)(unsafe.Pointer(&out[0])), &r.lens[1])
+	return int(r.lens[1])
 }
 
 // maxOut bounds the output of n input samples, with room for the
