@@ -38,6 +38,8 @@ var rateMics = []rateMic{
 	{"acbridge_16k", 16000, "S16_LE"},
 	{"acbridge_s24", 44100, "S24_3LE"},
 	{"acbridge_32k_s32", 32000, "S32_LE"},
+	// 24 bits in 4 bytes, which miniaudio cannot read: ALSA converts it.
+	{"acbridge_s24_4", 48000, "S24_LE"},
 }
 
 // rateToneHz is the tone each stand-in microphone hears.
@@ -73,6 +75,8 @@ func (m rateMic) raw() []byte {
 			b = append(b, byte(s), byte(s>>8), byte(s>>16))
 		case "S32_LE":
 			b = binary.LittleEndian.AppendUint32(b, uint32(int32(v*math.MaxInt32)))
+		case "S24_LE":
+			b = binary.LittleEndian.AppendUint32(b, uint32(int32(v*(1<<23-1)))&0xffffff)
 		}
 	}
 	return b

@@ -142,7 +142,8 @@ func (h *hostMic) Close() error {
 // left alone, because miniaudio's own resampler is linear and aliases;
 // the capture resamples to 48 kHz with libspeexdsp instead (resample.go).
 // ALSA's plug layer converts nothing either (see AudioRecord), so one
-// conversion happens in one known place whatever the device offers.
+// conversion happens in one known place, unless the device offers only
+// formats miniaudio cannot read.
 func (h *hostMic) Properties() []prop.Media {
 	return []prop.Media{{Audio: prop.Audio{
 		ChannelCount:  Channels,
@@ -200,7 +201,7 @@ func (h *hostMic) AudioRecord(p prop.Media) (mdaudio.Reader, error) {
 	defer cfree(id)
 	cfg.Capture.DeviceID = id
 	chunks, done := make(chan []byte, 1), make(chan struct{})
-	dev, err := malgo.InitDevice(h.ctx.Context, cfg, malgo.DeviceCallbacks{
+	callbacks := malgo.DeviceCallbacks{
 		Data: func(_, in []byte, _ uint32) {
 			// in is miniaudio's buffer, reused after the callback returns.
 			select {
@@ -208,7 +209,14 @@ func (h *hostMic) AudioRecord(p prop.Media) (mdaudio.Reader, error) {
 			case <-done:
 			}
 		},
-	})
+	}
+	dev, err := malgo.InitDevice(h.ctx.Context, cfg, callbacks)
+	if err != nil && cfg.Alsa.NoAutoFormat != 0 {
+		// A format miniaudio cannot read (S24_LE, 24 bits in 4 bytes, as
+		// some I2S codecs offer): ALSA's plug layer converts it after all.
+		cfg.Alsa.NoAutoFormat = 0
+		dev, err = malgo.InitDevice(h.ctx.Context, cfg, callbacks)
+	}
 	if err != nil {
 		return nil, err
 	}
