@@ -82,8 +82,18 @@ func (m rateMic) raw() []byte {
 	return b
 }
 
+// brokenMic is listed (it has a hint) but does not open: a sound card's
+// entry without a capture device. It sorts before the stand-ins.
+const brokenMic = `pcm.acbridge_0broken {
+	type hw
+	card 29
+	hint { show on description "acbridge test entry that does not capture" }
+}
+`
+
 func writeRateMics(t *testing.T, dir string, mics []rateMic) {
 	var conf strings.Builder
+	conf.WriteString(brokenMic)
 	for _, m := range mics {
 		conf.WriteString(m.asoundrc(dir))
 		if err := os.WriteFile(filepath.Join(dir, m.name+".raw"), m.raw(), 0o600); err != nil {
@@ -145,6 +155,18 @@ func TestALSAChildRates(t *testing.T) {
 		if !slices.Contains(listed[m.name], m.rate) {
 			t.Errorf("Microphones lists %s with rates %v, want %d among them", m.name, listed[m.name], m.rate)
 		}
+	}
+	// The default microphone is one that captures, not the first entry.
+	def, err := audio.NewMic(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer def.Close()
+	if name := def.Name(); !strings.HasPrefix(name, "acbridge_") || name == "acbridge_0broken" {
+		t.Errorf("the default microphone is %q, want a stand-in that captures", name)
+	}
+	if f := audio.DominantFrequency(captureWith(t, def), audio.SampleRate); math.Abs(f-rateToneHz) > 20 {
+		t.Errorf("the default microphone's tone arrived at %.1f Hz", f)
 	}
 	for _, m := range rateMics {
 		pcm, st := captureSecond(t, m.name)

@@ -41,9 +41,10 @@ func freeContext(ctx *malgo.AllocatedContext) {
 // hostDrivers lists the host's capture devices, each as a driver that
 // opens its own context when a run starts. The listing's context is closed
 // before returning. With probe, each device is also opened to read its
-// native formats (Microphones, for the operator); without, the listing
-// only reads names, which is all a capture needs to find its device and
-// is cheap enough to repeat before every capture run.
+// native formats, and those that do not open are left out (Microphones,
+// for the operator, and the choice of a default); without, the listing
+// only reads names, which is all a capture needs to find a named device
+// and is cheap enough to repeat before every capture run.
 func hostDrivers(probe bool) []driver.Driver {
 	ctx, err := newContext(nil)
 	if err != nil {

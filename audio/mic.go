@@ -135,7 +135,7 @@ func NewMic(opts *MicOptions) (*Mic, error) {
 	if opts.Driver != nil {
 		return m, m.use(describe(opts.Driver))
 	}
-	c, err := selectMic(candidates(false), opts.Device)
+	c, err := selectMic(listFor(opts.Device), opts.Device)
 	if err != nil {
 		return nil, err
 	}

@@ -10,9 +10,18 @@ import (
 // Microphones come and go: a USB microphone plugged in after the daemon
 // started, or pulled and plugged back between two engagements. Readers and
 // cameras are found again when they come back, so the microphone is too:
-// the host's capture devices are listed again before every capture run
-// (names only, without opening them: a few milliseconds), and the
-// configured one is picked by its ID or name as at the start.
+// the host's capture devices are listed again before every capture run,
+// and the configured one is picked by its ID or name as at the start.
+
+// listFor lists the candidates for the microphone named want. A named
+// device is found by name alone, without opening any (a few
+// milliseconds). The default ("") must be a device that captures: a
+// hint such as ALSA's "default" on a Pi whose first card is HDMI names
+// no microphone, so each device is probed, and those that cannot be
+// opened for capture are left out (about ten milliseconds).
+func listFor(want string) []candidate {
+	return candidates(want == "")
+}
 
 // use makes c the Mic's device. m.mu must be held, or the Mic not yet
 // shared.
@@ -32,7 +41,7 @@ func (m *Mic) lookUp() error {
 	if m.fixed {
 		return nil
 	}
-	c, err := selectMic(candidates(false), m.want)
+	c, err := selectMic(listFor(m.want), m.want)
 	if err != nil {
 		m.log.Warn("audio: microphone not found", "device", m.name, "err", err)
 		return fmt.Errorf("audio: microphone %q is not there now (unplugged?); it is used again as soon as it is back: %w", m.name, err)
