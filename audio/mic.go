@@ -132,14 +132,16 @@ func NewMic(opts *MicOptions) (*Mic, error) {
 	if m.maxQueue == 0 {
 		m.maxQueue = DefaultQueue
 	}
+	var c candidate
 	if opts.Driver != nil {
-		return m, m.use(describe(opts.Driver))
-	}
-	c, err := selectMic(listFor(opts.Device), opts.Device)
-	if err != nil {
+		c = describe(opts.Driver)
+	} else if c, err = selectMic(listFor(opts.Device), opts.Device); err != nil {
 		return nil, err
 	}
-	return m, m.use(c)
+	if err := m.use(c); err != nil {
+		return nil, err
+	}
+	return m, nil
 }
 
 // SetEcho makes p (nil: none) the Processor of the next capture runs, as
