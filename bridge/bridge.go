@@ -123,7 +123,7 @@ type Bridge struct {
 	wg      sync.WaitGroup
 	up      time.Time  // when the last session was established
 	voiceIn *heardSink // the Speaker, noting the agent's voice; nil without one
-	micOnce sync.Once
+	micMu   sync.Mutex
 	micDev  *audio.Mic // see mic
 }
 

@@ -106,6 +106,9 @@ func audioDevices(ds []audio.Device) []Device {
 		if d.Test {
 			attrs["test"], attrs["description"] = true, "test tone"
 		}
+		if len(d.Rates) > 0 {
+			attrs["rates"] = d.Rates // native; a capture at another rate than 48 kHz is resampled
+		}
 		out = append(out, Device{Name: d.ID, Attrs: attrs})
 	}
 	return out
