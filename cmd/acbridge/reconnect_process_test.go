@@ -85,6 +85,17 @@ func notifySocket(t *testing.T, dir string) (string, *bridgetest.Transcript) {
 	return path, got
 }
 
+// sayAnswered types line and checks that the agent's answer is shown.
+func (d *daemonProc) sayAnswered(line, answer string) {
+	d.t.Helper()
+	d.say(line)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	if err := d.out.Wait(ctx, "agent: "+answer, 1); err != nil {
+		d.t.Errorf("the typed line %q was not answered\n%s", line, lastLines(d.out.String(), 6))
+	}
+}
+
 // Issue 13 item 6 against the real daemon at the real defaults
 // (reconnect 1 s..60 s, stable_after 30 s): an agent that drops every
 // session right after establishing it, watched for the issue's full two
@@ -164,12 +175,7 @@ func TestRunDaemonReconnectStorm(t *testing.T) {
 		t.Fatalf("the daemon did not say it is connected\n%s", lastLines(d.out.String(), 6))
 	}
 	t.Logf("reconnected %v after the agent behaved again", time.Since(switched).Round(100*time.Millisecond))
-	d.say("are you back?")
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	if err := d.out.Wait(ctx, "agent: "+hostileagent.VisibleText, 1); err != nil {
-		t.Errorf("the typed line was not answered after recovery\n%s", lastLines(d.out.String(), 6))
-	}
+	d.sayAnswered("are you back?", hostileagent.VisibleText)
 	if !strings.Contains(lastLines(status.String(), 3), "STATUS=connected to ") {
 		t.Errorf("the status line does not say connected:\n%s", lastLines(status.String(), 3))
 	}
