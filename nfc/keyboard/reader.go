@@ -2,7 +2,8 @@
 // type the tag's UID and Enter. The device is grabbed (EVIOCGRAB) so that
 // no keystroke reaches the console or the kiosk page; lines are read only
 // inside an armed window and everything typed outside one is swallowed.
-// The typed UID is aliased exactly like a PC/SC one (see parseUID).
+// The typed UID is aliased exactly like a PC/SC one (see parseUID). A
+// reader unplugged and plugged back in is opened and grabbed again.
 package keyboard
 
 import (
