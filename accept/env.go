@@ -80,7 +80,19 @@ func (r *runner) envConfig(_ context.Context, t *T) error {
 	return nil
 }
 
+// pcscUnused skips a pcscd step on a kiosk whose reader does not go
+// through pcscd: a kiosk without pcscd installed must not fail doctor.
+func (r *runner) pcscUnused() error {
+	if d := r.cfg.NFC.Driver; d != "pcsc" {
+		return skipf("not used: nfc.driver = %q reads tags without pcscd", d)
+	}
+	return nil
+}
+
 func (r *runner) envPCSCD(ctx context.Context, t *T) error {
+	if err := r.pcscUnused(); err != nil {
+		return err
+	}
 	infos, err := r.rig.readers(ctx)
 	switch {
 	case errors.Is(err, nfc.ErrAccessDenied):
@@ -95,6 +107,9 @@ func (r *runner) envPCSCD(ctx context.Context, t *T) error {
 }
 
 func (r *runner) envPolkit(ctx context.Context, t *T) error {
+	if err := r.pcscUnused(); err != nil {
+		return err
+	}
 	_, err := r.rig.readers(ctx)
 	switch {
 	case errors.Is(err, nfc.ErrAccessDenied):
@@ -107,6 +122,9 @@ func (r *runner) envPolkit(ctx context.Context, t *T) error {
 }
 
 func (r *runner) envPN533(ctx context.Context, t *T) error {
+	if err := r.pcscUnused(); err != nil {
+		return err
+	}
 	if n := acr122Note("/sys"); n != "" {
 		t.note("%s", n)
 	}

@@ -186,16 +186,24 @@ listen = "127.0.0.1:0"
 // daemonConfig is the [agent] and [keystore] tables of every test daemon:
 // agentAddr on loopback, with agentKeys added to [agent].
 func daemonConfig(agentAddr string, agentKeys []string, keystore string) string {
+	// A quick reconnect unless the test sets its own (a key twice is a
+	// TOML error).
+	reconnect := `reconnect_max = "1s"`
+	for _, k := range agentKeys {
+		if strings.HasPrefix(k, "reconnect_max") {
+			reconnect = ""
+		}
+	}
 	return fmt.Sprintf(`
 [agent]
 url = "http://%s"
 allow_insecure_local = true
-reconnect_max = "1s"
+%s
 %s
 [keystore]
 path = %q
 allow_volatile = true # the test's directory may be a tmpfs
-`, agentAddr, strings.Join(agentKeys, "\n"), keystore)
+`, agentAddr, reconnect, strings.Join(agentKeys, "\n"), keystore)
 }
 
 func (d *daemonProc) start() {
