@@ -66,7 +66,7 @@ type RPiSensor struct {
 func (s RPiSensor) Device() string { return RPiPrefix + strconv.Itoa(s.Index) }
 
 var (
-	rpiCameraLine = regexp.MustCompile(`^\s*(\d+)\s*:\s*(\S+)\s*\[(?:(\d{1,5})x(\d{1,5}))?[^\]]*\](?:\s*\(([^)]*)\))?`)
+	rpiCameraLine = regexp.MustCompile(`^\s*(\d+)\s*:\s*([^\s\[\]()]+)\s*(?:\[(?:(\d{1,5})x(\d{1,5}))?[^\]]*)?\]?\s*(?:\(([^)]*)\))?`)
 	rpiModeSize   = regexp.MustCompile(`(\d{1,5})x(\d{1,5})\s*\[`)
 )
 
@@ -76,7 +76,8 @@ var (
 //	    Modes: 'SRGGB10_CSI2P' : 1536x864 [120.13 fps - (768, 432)/3072x1728 crop]
 //	                             4608x2592 [14.35 fps - (0, 0)/4608x2592 crop]
 //
-// A camera without a size in brackets takes its largest mode's. Lines it
+// A camera without a size in brackets (rpicam-apps then prints
+// "2 : ov5647 ] (...)") takes its largest mode's. Lines it
 // does not know are skipped, so "No cameras available!" is an empty list.
 func ParseRPiList(out string) []RPiSensor {
 	var list []RPiSensor
