@@ -20,7 +20,7 @@ var notCameras = []string{"bcm2835-codec", "bcm2835-isp", "rpi-hevc-dec", "pispb
 // Present reports whether the camera device names (as Config.Device) is
 // connected now: TestDevice always is; a device path when its node exists;
 // "rpicam:N" when `rpicam-hello --list-cameras` lists camera N; any other
-// name (a label) when at least one V4L2 node is a camera, and "" or "auto"
+// name (empty, a label) when at least one V4L2 node is a camera, and "auto"
 // also when rpicam-hello lists a camera. It opens no V4L2 device, so a
 // presence check never lights a camera's LED. The V4L2 check reads only
 // sysfs; the rpicam one runs rpicam-hello (a second or two on a Pi), so
@@ -41,7 +41,7 @@ func present(device, sysDir string) bool {
 	if v4l2Present(sysDir) {
 		return true
 	}
-	return (device == "" || device == Auto) && rpiListed(-1)
+	return device == Auto && rpiListed(-1)
 }
 
 // v4l2Present reports whether a V4L2 node under sysDir is a camera.

@@ -156,11 +156,13 @@ func rpiListed(n int) bool {
 // first camera rpicam-hello lists ("rpicam:N"), else "" (so that a capture
 // fails naming the V4L2 search). Any other name is returned unchanged. A
 // ribbon camera is not hot-plugged, so deciding once at start is enough.
-func Pick(ctx context.Context, device string) string {
+func Pick(ctx context.Context, device string) string { return pick(ctx, device, sysVideo) }
+
+func pick(ctx context.Context, device, sysDir string) string {
 	if device != "" && device != Auto {
 		return device
 	}
-	if v4l2Present(sysVideo) {
+	if v4l2Present(sysDir) {
 		return ""
 	}
 	if list, err := ListRPi(ctx); err == nil && len(list) > 0 {

@@ -60,8 +60,9 @@ func TestParseRPiList(t *testing.T) {
 	}
 }
 
-// rpicam:N is present only when rpicam-hello lists camera N; "" and "auto"
-// also when a ribbon camera is the only camera; Pick chooses it then.
+// rpicam:N is present only when rpicam-hello lists camera N; "auto" also
+// when a ribbon camera is the only camera; "" stays the V4L2 check of
+// sysfs alone, cheap enough for the daemon's periodic check.
 func TestPresentRPi(t *testing.T) {
 	piNoV4L2 := fakeSys(t, map[string]string{"video0": "unicam-image", "video10": "bcm2835-codec-decode", "video13": "bcm2835-isp"})
 	withUVC := fakeSys(t, map[string]string{"video0": "HD Pro Webcam C920", "video10": "bcm2835-codec-decode"})
@@ -72,7 +73,7 @@ func TestPresentRPi(t *testing.T) {
 		}
 	}
 	s := rpicamtest.Install(t, rpicamtest.ListingIMX708)
-	for dev, want := range map[string]bool{"rpicam:0": true, "rpicam:1": false, "rpicam:9": false, "": true, Auto: true} {
+	for dev, want := range map[string]bool{"rpicam:0": true, "rpicam:1": false, "rpicam:9": false, "": false, Auto: true} {
 		if got := present(dev, piNoV4L2); got != want {
 			t.Errorf("present(%q) with imx708 listed = %v", dev, got)
 		}
@@ -80,13 +81,25 @@ func TestPresentRPi(t *testing.T) {
 	if !present("", withUVC) {
 		t.Error("a UVC camera is not present")
 	}
+	ctx := context.Background()
+	for _, tc := range []struct{ dev, sys, want string }{
+		{"", piNoV4L2, "rpicam:0"}, {Auto, piNoV4L2, "rpicam:0"}, {"", withUVC, ""}, {Auto, withUVC, ""},
+		{"/dev/video0", piNoV4L2, "/dev/video0"}, {"rpicam:3", withUVC, "rpicam:3"},
+	} {
+		if got := pick(ctx, tc.dev, tc.sys); got != tc.want {
+			t.Errorf("pick(%q) = %q, want %q", tc.dev, got, tc.want)
+		}
+	}
 	s.SetListing(rpicamtest.ListingNone)
 	for _, dev := range []string{"rpicam:0", "", Auto} {
 		if present(dev, piNoV4L2) {
 			t.Errorf("present(%q) with no camera listed = true", dev)
 		}
 	}
-	list, err := ListRPi(context.Background())
+	if got := pick(ctx, Auto, piNoV4L2); got != "" {
+		t.Errorf("pick(auto) with no camera listed = %q", got)
+	}
+	list, err := ListRPi(ctx)
 	if err != nil || len(list) != 0 {
 		t.Errorf("ListRPi with no camera = %v, %v", list, err)
 	}

@@ -26,6 +26,7 @@ import (
 	"os/exec"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/agentcall/acbridge/camera"
@@ -80,7 +81,8 @@ type Cam struct {
 	now    func() time.Time
 
 	mu     sync.Mutex // held for a whole capture
-	w, h   int        // the capture size once known (mu)
+	busy   atomic.Bool
+	w, h   int // the capture size once known (mu)
 	closed chan struct{}
 	once   sync.Once
 }
@@ -139,10 +141,16 @@ func (c *Cam) isClosed() bool {
 	}
 }
 
+// Busy reports whether a capture is in progress: a presence check that
+// runs rpicam-hello then would compete with rpicam-still for the camera.
+func (c *Cam) Busy() bool { return c.busy.Load() }
+
 // Capture implements camera.Camera.
 func (c *Cam) Capture(ctx context.Context) (*camera.Frame, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.busy.Store(true)
+	defer c.busy.Store(false)
 	if c.isClosed() {
 		return nil, camera.ErrClosed
 	}
