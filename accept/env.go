@@ -52,6 +52,7 @@ func (r *runner) envSteps() []*step {
 		mk("env.polkit", "pcscd (polkit) lets this user in", r.envPolkit),
 		mk("env.pn533", "no pn533 kernel driver holds the reader", r.envPN533),
 		mk("env.camera", "this user may open the camera", r.envCamera),
+		r.rpicamStep(),
 		mk("env.audio", "this user may open the microphone and speaker", r.envAudio),
 		mk("env.gpio", "this user may open the GPIO chips", r.envGPIO),
 		mk("env.input", "this user may read the button keypads", r.envInput),
