@@ -25,6 +25,7 @@ import (
 	"log/slog"
 	"os/exec"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -247,12 +248,14 @@ func SizeFor(sw, sh int) (int, int) {
 	return short, long
 }
 
-// toolError explains a non-zero exit from the tool's last message.
+// toolError explains a non-zero exit from the tool's last messages (the
+// cause, such as libcamera's dmaHeap line, often comes before the final
+// "ERROR: *** ... ***") and quotes the last one.
 func toolError(device string, res procrun.Result) error {
 	line := res.StderrLine
 	var kind error
 	fix := "run `" + Tool + " -n --immediate -o /tmp/t.jpg` by hand to see the whole message"
-	switch l := lower(line); {
+	switch l := lower(strings.Join(res.StderrLines, "\n")); {
 	case contains(l, "dmaheap", "dma_heap"):
 		kind, fix = camera.ErrPermission, "libcamera could not open /dev/dma_heap: the service user needs group video and the systemd unit DeviceAllow=char-dma_heap rw and DeviceAllow=char-media rw (see systemd/acbridge.service)"
 	case contains(l, "permission denied", "operation not permitted"):

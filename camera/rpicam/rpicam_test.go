@@ -203,6 +203,7 @@ func TestCaptureToolFails(t *testing.T) {
 		says    string
 	}{
 		{"ERROR: *** Could not open any dmaHeap device ***", camera.ErrPermission, "DeviceAllow=char-dma_heap"},
+		{"Could not open any dmaHeap device\nERROR: *** failed to allocate capture buffers ***", camera.ErrPermission, `"ERROR: *** failed to allocate capture buffers ***"; libcamera could not open /dev/dma_heap`},
 		{"ERROR: *** failed to acquire camera /base/soc/i2c0mux/i2c@1/imx708@1a ***", camera.ErrBusy, "another program"},
 		{"ERROR: *** no cameras available ***", camera.ErrNotFound, "ribbon cable"},
 		{"ERROR: *** odd failure \x1b[31m\xff ***", rpicam.ErrTool, `odd failure ?[31m? ***`},

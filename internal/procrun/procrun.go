@@ -43,6 +43,10 @@ type Result struct {
 	// error, with control and invalid characters replaced and at most
 	// MaxLine bytes: safe to put in an error or a log line.
 	StderrLine string
+	// StderrLines are the last non-empty lines of standard error (at most
+	// the last 4 KiB of it), sanitized the same way, oldest first: the
+	// cause is often a line or two above the final one.
+	StderrLines []string
 }
 
 // MaxLine bounds Result.StderrLine.
@@ -90,7 +94,10 @@ func Run(ctx context.Context, o *Options) (Result, error) {
 		<-done
 	}
 	res.ExitCode = cmd.ProcessState.ExitCode()
-	res.StderrLine = tail.lastLine()
+	res.StderrLines = tail.lines()
+	if n := len(res.StderrLines); n > 0 {
+		res.StderrLine = res.StderrLines[n-1]
+	}
 	return res, nil
 }
 
@@ -114,16 +121,16 @@ func (w *tailWriter) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-func (w *tailWriter) lastLine() string {
+func (w *tailWriter) lines() []string {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	lines := strings.Split(string(w.buf), "\n")
-	for i := len(lines) - 1; i >= 0; i-- {
-		if l := Sanitize(lines[i]); l != "" {
-			return l
+	var out []string
+	for _, l := range strings.Split(string(w.buf), "\n") {
+		if l = Sanitize(l); l != "" {
+			out = append(out, l)
 		}
 	}
-	return ""
+	return out
 }
 
 // Sanitize makes s safe for an error or a log line: invalid and control

@@ -13,7 +13,7 @@ func TestRunExitAndStderr(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.ExitCode != 3 || res.TimedOut || res.Stopped || res.StderrLine != "last ? line" || out.String() != "picture\n" {
+	if res.ExitCode != 3 || res.TimedOut || res.Stopped || res.StderrLine != "last ? line" || strings.Join(res.StderrLines, "|") != "first|last ? line" || out.String() != "picture\n" {
 		t.Fatalf("%+v, stdout %q", res, out.String())
 	}
 }
