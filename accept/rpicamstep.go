@@ -16,8 +16,8 @@ import (
 	"github.com/agentcall/acbridge/camera/rpicam"
 )
 
-// rpicamTimeout covers rpicam-hello --list-cameras (it configures every
-// sensor mode) on a slow Pi.
+// rpicamTimeout is env.camera's: it covers rpicam-hello --list-cameras
+// (which configures every sensor mode) on a slow Pi.
 const rpicamTimeout = 15 * time.Second
 
 const (
@@ -32,24 +32,18 @@ func unitPaths() []string {
 	return []string{"/etc/systemd/system/acbridge.service", "/usr/lib/systemd/system/acbridge.service", "/lib/systemd/system/acbridge.service"}
 }
 
-func (r *runner) rpicamStep() *step {
-	return &step{id: "env.rpicam", group: GroupEnvironment, timeout: rpicamTimeout,
-		title: "a ribbon camera is listed by rpicam-hello, and the unit lets libcamera open it",
-		run:   r.envRPiCam}
+// longer gives s a longer timeout.
+func longer(s *step, d time.Duration) *step {
+	s.timeout = max(s.timeout, d)
+	return s
 }
 
-// envRPiCam checks what a ribbon camera needs: rpicam-apps installed, the
-// camera listed, the media and DMA-heap nodes open to this user, and an
-// installed unit whose device policy lets libcamera in.
-func (r *runner) envRPiCam(ctx context.Context, t *T) error {
-	if !r.cfg.Enabled("photo") {
-		return skipf("the photo modality is not enabled (modalities.enabled)")
-	}
-	dev := camera.Pick(ctx, r.cfg.Camera.Device)
-	n, ok, err := camera.ParseRPi(dev)
-	if !ok {
-		return skipf("camera.device is not a ribbon camera (rpicam:N)")
-	}
+// envRPiCam is env.camera for a ribbon camera (dev is "rpicam:N"): it
+// checks that rpicam-apps is installed, the camera listed, the media and
+// DMA-heap nodes open to this user, and that an installed unit's device
+// policy lets libcamera in.
+func (r *runner) envRPiCam(ctx context.Context, t *T, dev string) error {
+	n, _, err := camera.ParseRPi(dev)
 	if err != nil {
 		return failErr(err, "fix camera.device (acbridge run --check-config)")
 	}

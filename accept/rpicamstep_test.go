@@ -12,10 +12,10 @@ import (
 	"github.com/agentcall/acbridge/config"
 )
 
-// env.rpicam (a doctor step) with the rpicam-apps stand-ins: a listed
-// camera passes, an unlisted one and a missing rpicam-apps fail with their
-// fixes, a V4L2 camera skips the step; `acbridge accept`'s capture step
-// takes the photo through rpicam-still.
+// env.camera (a doctor step) for a ribbon camera, with the rpicam-apps
+// stand-ins: a listed camera passes, an unlisted one and a missing
+// rpicam-apps fail with their fixes; `acbridge accept`'s capture step takes
+// the photo through rpicam-still.
 func TestEnvRPiCam(t *testing.T) {
 	cfgFor := func(dev string) *config.Config {
 		cfg, err := config.Parse([]byte("[agent]\nurl = \"https://agent.example\"\n[modalities]\nenabled = [\"photo\"]\n[camera]\ndevice = \"" + dev + "\"\n"))
@@ -36,18 +36,15 @@ func TestEnvRPiCam(t *testing.T) {
 		return rep.Steps[0]
 	}
 	t.Setenv("PATH", t.TempDir())
-	if s := run(cfgFor("rpicam:0"), "env.rpicam"); s.Result != accept.Fail || !strings.Contains(s.Fix, "rpicam-apps-lite") {
+	if s := run(cfgFor("rpicam:0"), "env.camera"); s.Result != accept.Fail || !strings.Contains(s.Fix, "rpicam-apps-lite") {
 		t.Errorf("without rpicam-apps: %s (%s), fix %q", s.Result, s.Reason, s.Fix)
 	}
 	st := rpicamtest.Install(t, rpicamtest.ListingIMX708)
-	if s := run(cfgFor("rpicam:0"), "env.rpicam"); s.Result != accept.Pass || !strings.Contains(strings.Join(s.Notes, " "), "rpicam:0 (imx708)") {
+	if s := run(cfgFor("rpicam:0"), "env.camera"); s.Result != accept.Pass || !strings.Contains(strings.Join(s.Notes, " "), "rpicam:0 (imx708)") {
 		t.Errorf("listed camera: %s (%s), notes %q", s.Result, s.Reason, s.Notes)
 	}
-	if s := run(cfgFor("rpicam:1"), "env.rpicam"); s.Result != accept.Fail || !strings.Contains(s.Reason, "lists rpicam:0 (imx708), not rpicam:1") || !strings.Contains(s.Fix, "ribbon cable") {
+	if s := run(cfgFor("rpicam:1"), "env.camera"); s.Result != accept.Fail || !strings.Contains(s.Reason, "lists rpicam:0 (imx708), not rpicam:1") || !strings.Contains(s.Fix, "ribbon cable") {
 		t.Errorf("unlisted camera: %s (%s), fix %q", s.Result, s.Reason, s.Fix)
-	}
-	if s := run(cfgFor("/dev/video0"), "env.rpicam"); s.Result != accept.Skip {
-		t.Errorf("V4L2 camera: %s (%s)", s.Result, s.Reason)
 	}
 	rep, err := accept.Run(context.Background(), &accept.Options{Only: []string{"camera.capture"}, Config: cfgFor("rpicam:0"), Out: io.Discard, Technician: aimer{}})
 	if err != nil || len(rep.Steps) != 1 || rep.Steps[0].Result != accept.Pass || rep.Device.Camera != "rpicam:0" {
@@ -57,7 +54,7 @@ func TestEnvRPiCam(t *testing.T) {
 		t.Errorf("processes left behind: %v", alive)
 	}
 	st.SetListing(rpicamtest.ListingNone)
-	if s := run(cfgFor("rpicam:0"), "env.rpicam"); s.Result != accept.Fail || !strings.Contains(s.Reason, "lists no camera") {
+	if s := run(cfgFor("rpicam:0"), "env.camera"); s.Result != accept.Fail || !strings.Contains(s.Reason, "lists no camera") {
 		t.Errorf("no camera: %s (%s)", s.Result, s.Reason)
 	}
 }
