@@ -1,39 +1,21 @@
 package station_test
 
 import (
-	"bytes"
 	"context"
 	"log/slog"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/agentcall/acbridge/camera"
 	"github.com/agentcall/acbridge/camera/rpicam/rpicamtest"
+	"github.com/agentcall/acbridge/internal/syncbuf"
 	"github.com/agentcall/acbridge/station"
 )
 
 func TestMain(m *testing.M) {
 	rpicamtest.Main() // the rpicam-still and rpicam-hello stand-ins
 	m.Run()
-}
-
-type lockedBuf struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuf) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuf) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }
 
 // camera.device = "rpicam:0" builds the rpicam-still pipeline: the photo
@@ -45,7 +27,7 @@ func TestPhotoRPiCam(t *testing.T) {
 	if err := station.Check(cfg); err != nil {
 		t.Fatal(err)
 	}
-	logs := &lockedBuf{}
+	logs := &syncbuf.Buffer{}
 	p, err := station.NewPhoto(cfg.Camera, slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug})))
 	if err != nil {
 		t.Fatal(err)

@@ -8,7 +8,6 @@ import (
 	stdjpeg "image/jpeg"
 	"log/slog"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -17,6 +16,7 @@ import (
 	"github.com/agentcall/acbridge/camera"
 	"github.com/agentcall/acbridge/camera/rpicam"
 	"github.com/agentcall/acbridge/camera/rpicam/rpicamtest"
+	"github.com/agentcall/acbridge/internal/syncbuf"
 	"github.com/agentcall/acbridge/jpeg"
 )
 
@@ -25,27 +25,9 @@ func TestMain(m *testing.M) {
 	goleak.VerifyTestMain(m)
 }
 
-// syncBuf is a log sink the capture and the test share.
-type syncBuf struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuf) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuf) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
-func newCam(t *testing.T, o rpicam.Options) (*rpicam.Cam, *syncBuf) {
+func newCam(t *testing.T, o rpicam.Options) (*rpicam.Cam, *syncbuf.Buffer) {
 	t.Helper()
-	logs := &syncBuf{}
+	logs := &syncbuf.Buffer{}
 	o.Logger = slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	c, err := rpicam.New(&o)
 	if err != nil {
