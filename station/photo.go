@@ -28,16 +28,14 @@ func NewPhoto(c config.Camera, log *slog.Logger) (*Photo, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	// "" and "auto" become a ribbon camera when it is the only camera.
+	// "" and "auto" become a ribbon camera when it is the only camera, else
+	// "" (the first V4L2 camera, whose presence is sysfs's alone).
 	dev := camera.Pick(context.Background(), c.Device)
 	if n, ok, err := camera.ParseRPi(dev); ok {
 		if err != nil {
 			return nil, err
 		}
 		return newRPiPhoto(c, n, log)
-	}
-	if dev == camera.Auto {
-		dev = ""
 	}
 	cam, err := camera.New(camera.Config{Device: dev, Rotation: c.Rotation, Mirror: c.Mirror,
 		Settle: camera.Settle{MaxFrames: c.SettleFrames, MaxWait: c.SettleTimeout.Duration}, Logger: log})
