@@ -81,11 +81,12 @@ type Cam struct {
 	log    *slog.Logger
 	now    func() time.Time
 
-	mu     sync.Mutex // held for a whole capture
-	busy   atomic.Bool
-	w, h   int // the capture size once known (mu)
-	closed chan struct{}
-	once   sync.Once
+	mu   sync.Mutex // held for a whole capture
+	busy atomic.Bool
+	w, h int // the capture size once known (mu)
+	// closing ends on Close: it stops the tool and a listing in progress.
+	closing context.Context
+	close   context.CancelFunc
 }
 
 var _ camera.Camera = (*Cam)(nil)
@@ -97,7 +98,7 @@ func New(o *Options) (*Cam, error) {
 	if o == nil {
 		o = &Options{}
 	}
-	c := &Cam{o: *o, device: camera.RPiPrefix + strconv.Itoa(o.Index), log: o.Logger, now: o.Now, closed: make(chan struct{})}
+	c := &Cam{o: *o, device: camera.RPiPrefix + strconv.Itoa(o.Index), log: o.Logger, now: o.Now}
 	switch {
 	case o.Index < 0 || o.Index > camera.MaxRPiIndex:
 		return nil, fmt.Errorf("%w: rpicam camera index %d (want 0 to %d)", camera.ErrBadConfig, o.Index, camera.MaxRPiIndex)
@@ -111,6 +112,7 @@ func New(o *Options) (*Cam, error) {
 	if c.o.Timeout == 0 {
 		c.o.Timeout = DefaultTimeout
 	}
+	c.closing, c.close = context.WithCancel(context.Background())
 	c.w, c.h = o.Width, o.Height
 	if c.log == nil {
 		c.log = slog.New(slog.DiscardHandler)
@@ -127,20 +129,13 @@ func (c *Cam) Device() string { return c.device }
 // Close implements camera.Camera: a capture in progress has its process
 // group killed and returns camera.ErrClosed; Close returns once it has.
 func (c *Cam) Close() error {
-	c.once.Do(func() { close(c.closed) })
+	c.close()
 	c.mu.Lock() // wait for the capture in progress
 	c.mu.Unlock()
 	return nil
 }
 
-func (c *Cam) isClosed() bool {
-	select {
-	case <-c.closed:
-		return true
-	default:
-		return false
-	}
-}
+func (c *Cam) isClosed() bool { return c.closing.Err() != nil }
 
 // Busy reports whether a capture is in progress: a presence check that
 // runs rpicam-hello then would compete with rpicam-still for the camera.
@@ -152,6 +147,10 @@ func (c *Cam) Capture(ctx context.Context) (*camera.Frame, error) {
 	defer c.mu.Unlock()
 	c.busy.Store(true)
 	defer c.busy.Store(false)
+	// Close ends the first capture's listing too, not only rpicam-still.
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	defer context.AfterFunc(c.closing, cancel)()
 	if c.isClosed() {
 		return nil, camera.ErrClosed
 	}
@@ -168,7 +167,7 @@ func (c *Cam) Capture(ctx context.Context) (*camera.Frame, error) {
 	args := []string{"-n", "--immediate", "--camera", strconv.Itoa(c.o.Index), "--encoding", "yuv420",
 		"--width", strconv.Itoa(w), "--height", strconv.Itoa(h), "-o", "-"}
 	c.log.Debug("camera starting", "device", c.device, "tool", Tool, "width", w, "height", h)
-	res, err := procrun.Run(ctx, &procrun.Options{Path: path, Args: args, Stdout: out, Timeout: c.o.Timeout, Stop: c.closed})
+	res, err := procrun.Run(ctx, &procrun.Options{Path: path, Args: args, Stdout: out, Timeout: c.o.Timeout, Stop: c.closing.Done()})
 	t2 := c.now()
 	st.Settle = t2.Sub(t1)
 	if err != nil {
