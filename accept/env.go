@@ -51,6 +51,7 @@ func (r *runner) envSteps() []*step {
 		mk("env.pcscd", "pcscd is reachable", r.envPCSCD),
 		mk("env.polkit", "pcscd (polkit) lets this user in", r.envPolkit),
 		mk("env.pn533", "no pn533 kernel driver holds the reader", r.envPN533),
+		mk("env.rc522", "the RC522 answers on SPI (nfc.driver = \"rc522\")", r.envRC522),
 		longer(mk("env.camera", "this user may open the camera", r.envCamera), rpicamTimeout),
 		mk("env.audio", "this user may open the microphone and speaker", r.envAudio),
 		mk("env.gpio", "this user may open the GPIO chips", r.envGPIO),
@@ -211,6 +212,9 @@ func (r *runner) envGPIO(_ context.Context, t *T) error {
 	}
 	if r.cfg.LED.Chip != "" {
 		chips = append(chips, r.cfg.LED.Chip)
+	}
+	if n := r.cfg.NFC; n.Driver == "rc522" && n.ResetLine >= 0 {
+		chips = append(chips, n.ResetChip) // the RC522's RST line
 	}
 	slices.Sort(chips)
 	chips = slices.Compact(chips)

@@ -75,6 +75,11 @@ type NFC struct {
 	// UID, read from the input device Device (package nfc/keyboard).
 	Driver string `toml:"driver"`
 	Device string `toml:"device"`
+	// SPIDevice, ResetChip and ResetLine place an "rc522" board (package
+	// nfc/rc522); ResetLine -1: RST tied to 3.3 V.
+	SPIDevice string `toml:"spi_device"`
+	ResetChip string `toml:"reset_chip"`
+	ResetLine int    `toml:"reset_line"`
 }
 
 // Camera configures photo capture.
@@ -210,6 +215,7 @@ func (c *Config) applyDefaults() {
 	setDur(&c.NFC.Window, 15*time.Second)
 	setStr(&c.NFC.Intent, "identify")
 	setStr(&c.NFC.Driver, "pcsc")
+	c.applyRC522Defaults()
 	setStr(&c.Camera.Intent, "identify")
 	if c.Camera.SettleFrames == 0 {
 		c.Camera.SettleFrames = 30
@@ -335,11 +341,12 @@ func (c *Config) Validate() error {
 		}
 	}
 	switch {
-	case c.NFC.Driver != "pcsc" && c.NFC.Driver != "keyboard":
-		add("nfc.driver: unknown driver %q (pcsc, keyboard)", clip(c.NFC.Driver))
+	case c.NFC.Driver != "pcsc" && c.NFC.Driver != "keyboard" && c.NFC.Driver != "rc522":
+		add("nfc.driver: unknown driver %q (pcsc, keyboard, rc522)", clip(c.NFC.Driver))
 	case c.NFC.Driver == "keyboard" && c.NFC.Device == "":
 		add("nfc.device: the keyboard driver needs the reader's input device, a /dev/input/by-id/…-event-kbd link (ls /dev/input/by-id)")
 	}
+	c.validateRC522(add)
 	if c.NFC.Window.Duration < time.Second || c.NFC.Window.Duration > 5*time.Minute {
 		add("nfc.window must be between 1s and 5m")
 	}

@@ -38,6 +38,7 @@ func Sections() []Section {
 	return []Section{
 		{Name: "nfc", Title: "NFC readers (PC/SC)", List: listNFCReaders},
 		{Name: "keyboardReaders", Title: "Keyboard-class input devices (nfc.device, nfc.driver = \"keyboard\")", List: listKeyboardReaders},
+		{Name: "spiPorts", Title: "SPI ports (nfc.spi_device, nfc.driver = \"rc522\")", List: listSPIPorts},
 		{Name: "cameras", Title: "Cameras (camera.device)", List: listCameras},
 		{Name: "microphones", Title: "Microphones (audio.microphone)", List: listMicrophones},
 		{Name: "speakers", Title: "Speakers (audio.speaker)", List: listSpeakers},

@@ -156,15 +156,7 @@ func newDaemonAgent(t *testing.T, dir, agentAddr string, agentKeys []string, ext
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := fmt.Sprintf(`
-[agent]
-url = "http://%s"
-allow_insecure_local = true
-reconnect_max = "1s"
-%s
-[keystore]
-path = %q
-allow_volatile = true # the test's directory may be a tmpfs
+	cfg := daemonConfig(agentAddr, agentKeys, filepath.Join(dir, "keystore.json")) + fmt.Sprintf(`
 [nfc]
 window = "10s"
 [camera]
@@ -181,7 +173,7 @@ device = %q
 key = "KEY_P"
 [metrics]
 listen = "127.0.0.1:0"
-`, agentAddr, strings.Join(agentKeys, "\n"), filepath.Join(dir, "keystore.json"), fifo, fifo) + strings.Join(extraConfig, "\n")
+`, fifo, fifo) + strings.Join(extraConfig, "\n")
 	path := filepath.Join(dir, "acbridge.toml")
 	os.WriteFile(path, []byte(cfg), 0o600)
 	d := &daemonProc{t: t, out: &bridgetest.Transcript{}, err: &bridgetest.Transcript{}, keys: keys, exited: make(chan error, 1)}
@@ -191,6 +183,21 @@ listen = "127.0.0.1:0"
 	d.stdin, _ = d.cmd.StdinPipe()
 	t.Cleanup(func() { keys.Close() })
 	return d
+}
+
+// daemonConfig is the [agent] and [keystore] tables of every test daemon:
+// agentAddr on loopback, with agentKeys added to [agent].
+func daemonConfig(agentAddr string, agentKeys []string, keystore string) string {
+	return fmt.Sprintf(`
+[agent]
+url = "http://%s"
+allow_insecure_local = true
+reconnect_max = "1s"
+%s
+[keystore]
+path = %q
+allow_volatile = true # the test's directory may be a tmpfs
+`, agentAddr, strings.Join(agentKeys, "\n"), keystore)
 }
 
 func (d *daemonProc) start() {
