@@ -161,6 +161,12 @@ func (c *Cam) Capture(ctx context.Context) (*camera.Frame, error) {
 		return nil, fmt.Errorf("%w: %w", camera.ErrNotFound, camera.ErrNoRPiTool)
 	}
 	w, h := c.size(ctx)
+	if err := ctx.Err(); err != nil { // Close or the caller ended the listing
+		if c.isClosed() {
+			return nil, camera.ErrClosed
+		}
+		return nil, fmt.Errorf("camera: %s: capture abandoned: %w", c.device, err)
+	}
 	t1 := c.now()
 	st.Open = t1.Sub(t0)
 	out := newFrameBuffer(w, h)
@@ -196,8 +202,9 @@ func (c *Cam) Capture(ctx context.Context) (*camera.Frame, error) {
 		Image:      img,
 		CapturedAt: t3,
 		Device:     c.device,
-		// libcamera's pipeline drops the frames its auto-exposure needs
-		// before it returns the still: nothing is discarded here.
+		// --immediate skips rpicam-still's preview phase; libcamera's
+		// pipeline still drops the start-up frames its IPA asks for
+		// before the still is returned. Nothing is discarded here.
 		Settled:     true,
 		Mode:        camera.Mode{Width: w, Height: h, Format: "I420"},
 		Stages:      st,
