@@ -121,8 +121,9 @@ func runSim(t *testing.T, so accept.SimOptions, tune func(*accept.Sim, *accept.O
 func requireVPCD(t *testing.T) { vpcdtest.Require(t) }
 
 // notApplicable are the steps the simulated kiosk has nothing for: it has
-// no GPIO lines (no software stand-in exists for them).
-var notApplicable = map[string]bool{"env.gpio": true}
+// no GPIO lines (no software stand-in exists for them), and its reader is
+// PC/SC, not an RC522.
+var notApplicable = map[string]bool{"env.gpio": true, "env.rc522": true}
 
 func TestSimulatedAcceptancePasses(t *testing.T) {
 	requireVPCD(t)
