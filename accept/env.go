@@ -52,7 +52,7 @@ func (r *runner) envSteps() []*step {
 		mk("env.polkit", "pcscd (polkit) lets this user in", r.envPolkit),
 		mk("env.pn533", "no pn533 kernel driver holds the reader", r.envPN533),
 		mk("env.rc522", "the RC522 answers on SPI (nfc.driver = \"rc522\")", r.envRC522),
-		mk("env.camera", "this user may open the camera", r.envCamera),
+		longer(mk("env.camera", "this user may open the camera", r.envCamera), rpicamTimeout),
 		mk("env.audio", "this user may open the microphone and speaker", r.envAudio),
 		mk("env.gpio", "this user may open the GPIO chips", r.envGPIO),
 		mk("env.input", "this user may read the button keypads", r.envInput),
@@ -160,7 +160,7 @@ func deniedNodes(nodes []string, mode uint32) []string {
 	return denied
 }
 
-func (r *runner) envCamera(_ context.Context, t *T) error {
+func (r *runner) envCamera(ctx context.Context, t *T) error {
 	if !r.cfg.Enabled("photo") {
 		return skipf("the photo modality is not enabled (modalities.enabled)")
 	}
@@ -168,6 +168,9 @@ func (r *runner) envCamera(_ context.Context, t *T) error {
 	if dev == camera.TestDevice {
 		t.note("the test-pattern camera (simulation) has no device node")
 		return nil
+	}
+	if rpi := camera.Pick(ctx, dev); strings.HasPrefix(rpi, camera.RPiPrefix) {
+		return r.envRPiCam(ctx, t, rpi)
 	}
 	var nodes []string
 	if strings.HasPrefix(dev, "/") {

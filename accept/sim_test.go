@@ -17,11 +17,15 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/agentcall/acbridge/accept"
+	"github.com/agentcall/acbridge/camera/rpicam/rpicamtest"
 	"github.com/agentcall/acbridge/nfc/vpcd"
 	"github.com/agentcall/acbridge/nfc/vpcd/vpcdtest"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+func TestMain(m *testing.M) {
+	rpicamtest.Main() // the rpicam-apps stand-ins of rpicamstep_test.go
+	goleak.VerifyTestMain(m)
+}
 
 // The simulated tags' UIDs: canaries that no output may contain.
 var canaryTags = [2][]byte{

@@ -90,6 +90,9 @@ type Camera struct {
 	Intent        string   `toml:"intent"`
 	SettleFrames  int      `toml:"settle_frames"`
 	SettleTimeout Duration `toml:"settle_timeout"`
+	// Timeout kills a ribbon camera's rpicam-still (device "rpicam:N")
+	// that has not delivered its picture.
+	Timeout Duration `toml:"timeout"`
 }
 
 // Audio configures the microphone, the speaker and an optional local TTS.
@@ -218,6 +221,7 @@ func (c *Config) applyDefaults() {
 		c.Camera.SettleFrames = 30
 	}
 	setDur(&c.Camera.SettleTimeout, 2*time.Second)
+	setDur(&c.Camera.Timeout, 10*time.Second)
 	setDur(&c.Audio.EngagementIdle, 20*time.Second)
 	if c.Audio.DuckDB == 0 {
 		c.Audio.DuckDB = -60
@@ -359,6 +363,9 @@ func (c *Config) Validate() error {
 	}
 	if c.Camera.SettleTimeout.Duration <= 0 || c.Camera.SettleTimeout.Duration > 30*time.Second {
 		add("camera.settle_timeout must be between 1ms and 30s")
+	}
+	if d := c.Camera.Timeout.Duration; d < time.Second || d > 2*time.Minute {
+		add("camera.timeout must be between 1s and 2m")
 	}
 	if d := c.Audio.EngagementIdle.Duration; d < time.Second || d > time.Hour {
 		add("audio.engagement_idle must be between 1s and 1h")

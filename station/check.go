@@ -7,6 +7,7 @@ import (
 
 	"github.com/agentcall/acbridge/button/evdev"
 	"github.com/agentcall/acbridge/button/gpio"
+	"github.com/agentcall/acbridge/camera"
 	"github.com/agentcall/acbridge/config"
 	"github.com/agentcall/acbridge/nfc"
 )
@@ -42,6 +43,9 @@ func check(cfg *config.Config, chips gpio.ChipLister) error {
 	}
 	name("nfc.device", cfg.NFC.Device, true)
 	name("camera.device", cfg.Camera.Device, false)
+	if _, ok, err := camera.ParseRPi(cfg.Camera.Device); ok && err != nil {
+		add("camera.device must be rpicam:N with N from 0 to %d, the index `rpicam-hello --list-cameras` prints, not %q", camera.MaxRPiIndex, clip(cfg.Camera.Device))
+	}
 	name("audio.microphone", cfg.Audio.Microphone, false)
 	name("audio.speaker", cfg.Audio.Speaker, false)
 	name("led.chip", cfg.LED.Chip, false)

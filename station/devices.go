@@ -75,7 +75,8 @@ func listCameras(ctx context.Context) ([]Device, error) {
 		// codec or ISP node on a Raspberry Pi, or a camera busy elsewhere.
 		out = append(out, Device{Name: name, Attrs: map[string]any{"label": c.Label, "description": c.Name, "bus": c.Bus, "capture": c.Name != ""}})
 	}
-	return out, nil
+	rpi, err := listRPiCameras(ctx)
+	return append(out, rpi...), err
 }
 
 func listMicrophones(ctx context.Context) ([]Device, error) {

@@ -21,6 +21,7 @@ import (
 	"github.com/agentcall/acbridge/agent"
 	"github.com/agentcall/acbridge/bridge/bridgetest"
 	"github.com/agentcall/acbridge/button/evdev"
+	"github.com/agentcall/acbridge/camera/rpicam/rpicamtest"
 	"github.com/agentcall/acbridge/keystore"
 	"github.com/agentcall/acbridge/kiosk/kiosktest"
 	"github.com/agentcall/acbridge/nfc/vpcd"
@@ -31,6 +32,7 @@ import (
 // main, so integration tests start the real daemon as a process without a
 // separate build.
 func TestMain(m *testing.M) {
+	rpicamtest.Main() // the rpicam-apps stand-ins of photo_rpicam_test.go
 	if os.Getenv("ACBRIDGE_RUN_MAIN") == "1" {
 		main()
 		return
