@@ -18,19 +18,12 @@ const fixPN532 = "check the wiring (board TXD to the Pi's RXD, pin 10; RXD to TX
 // fixSerialPerm: the service user cannot open the port.
 const fixSerialPerm = "add the service user to group dialout (usermod -aG dialout acbridge) and keep DeviceAllow=char-ttyAMA rw and char-ttyS rw in the unit (systemctl cat acbridge; a USB adapter needs char-ttyUSB rw), then restart the service"
 
-// chipSteps are the environment steps of the configured polled reader
-// chip: none for the readers pcscd or the input layer serve.
-func (r *runner) chipSteps(mk func(id, title string, run func(ctx context.Context, t *T) error) *step) []*step {
-	switch r.cfg.NFC.Driver {
-	case "pn532":
-		return []*step{mk("env.pn532", "the PN532 board answers on its serial port", r.envPN532)}
-	}
-	return nil
-}
-
 // envPN532 opens the configured PN532 and asks its firmware version: the
 // board is wired, powered, in HSU mode and the port is this user's.
 func (r *runner) envPN532(ctx context.Context, t *T) error {
+	if r.cfg.NFC.Driver != "pn532" {
+		return skipf("nfc.driver is %q, not pn532", r.cfg.NFC.Driver)
+	}
 	return checkPN532(ctx, t, r.cfg.NFC.Device, "/proc/cmdline")
 }
 

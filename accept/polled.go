@@ -8,7 +8,19 @@ import (
 
 	"github.com/agentcall/acbridge/nfc"
 	"github.com/agentcall/acbridge/nfc/poll"
+	"github.com/agentcall/acbridge/nfc/rc522"
+	"github.com/agentcall/acbridge/station"
 )
+
+// polledOpener is station.Polled for the configuration, with the RC522
+// of Options.RC522 when a test or simulation gives one.
+func (g *rig) polledOpener() (poll.OpenFunc, string, bool) {
+	open, name, ok := station.Polled(g.cfg.NFC, g.log)
+	if ok && g.cfg.NFC.Driver == "rc522" && g.o.RC522 != nil {
+		open = rc522.OpenFunc(g.o.RC522)
+	}
+	return open, name, ok
+}
 
 // openPolled runs the reader chip nfc.driver names (station.Polled) and
 // waits until it answers, as the PC/SC reader is waited for.

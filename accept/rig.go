@@ -20,7 +20,6 @@ import (
 	"github.com/agentcall/acbridge/nfc/keyboard"
 	"github.com/agentcall/acbridge/nfc/poll"
 	"github.com/agentcall/acbridge/protocol"
-	"github.com/agentcall/acbridge/station"
 )
 
 // fallbackScope aliases tags when the configuration names no agent: the
@@ -259,7 +258,7 @@ func (g *rig) doOpenReader(ctx context.Context) (nfc.Reader, error) {
 	if g.cfg.NFC.Driver == "keyboard" {
 		return g.openKeyboard()
 	}
-	if open, name, ok := station.Polled(g.cfg.NFC, g.log); ok {
+	if open, name, ok := g.polledOpener(); ok {
 		return g.openPolled(ctx, open, name, start)
 	}
 	// Asked afresh, not from readers(): the technician may have plugged
@@ -326,7 +325,7 @@ func (g *rig) openButtons() (button.Source, error) {
 func (g *rig) openMic() (*audio.Mic, error) {
 	if !g.micOnce {
 		g.micOnce = true
-		g.mic, g.micErr = audio.OpenMic(&audio.MicOptions{Device: g.cfg.Audio.Microphone, Driver: g.o.MicDriver, Logger: g.log})
+		g.mic, g.micErr = audio.NewMic(&audio.MicOptions{Device: g.cfg.Audio.Microphone, Driver: g.o.MicDriver, Logger: g.log})
 		if g.mic != nil {
 			g.ident.Microphone = g.mic.Name()
 		}

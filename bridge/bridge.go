@@ -123,7 +123,7 @@ type Bridge struct {
 	wg      sync.WaitGroup
 	up      time.Time  // when the last session was established
 	voiceIn *heardSink // the Speaker, noting the agent's voice; nil without one
-	micOnce sync.Once
+	micMu   sync.Mutex
 	micDev  *audio.Mic // see mic
 }
 
@@ -232,8 +232,9 @@ func why(err error) string {
 func (b *Bridge) state(s State) {
 	if s.Err != nil {
 		// The reason may quote the agent, and ends up in sd_notify STATUS=
-		// (one line per field there) and systemctl status.
-		s.Err = errors.New(notice.Clean(s.Err.Error()))
+		// (one line per field there) and systemctl status, in the same
+		// plain words as the notice on the screen.
+		s.Err = errors.New(notice.Clean(why(s.Err)))
 	}
 	if b.o.OnState != nil {
 		b.o.OnState(s)

@@ -297,7 +297,7 @@ func TestPushToTalkOverWebRTC(t *testing.T) {
 	heard := make(chan agent.AudioTurn, 1)
 	r := newRig(t, func(r *rig) {
 		r.agentOpts = &agent.Options{Transport: "webrtc", OnAudioTurn: func(a agent.AudioTurn) { heard <- a }}
-		mic, err := audio.OpenMic(&audio.MicOptions{Device: audio.TestDevice})
+		mic, err := audio.NewMic(&audio.MicOptions{Device: audio.TestDevice})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -62,7 +62,7 @@ type voice struct {
 // press of TALK.
 func (c *conv) startVoice(rtc *client.WebRTCTransport) error {
 	b := c.b
-	if b.mic() == nil {
+	if b.sessionMic() == nil {
 		b.info("this agent listens, but no microphone is configured")
 		return nil
 	}
@@ -189,7 +189,7 @@ func (v *voice) opened() {
 	// Push-to-talk mutes or lowers the agent while the person speaks; an
 	// engagement is a conversation both ways, which needs the echo
 	// canceller instead, or ducking without one.
-	if v.ptt != nil || !b.o.Mic.CancelsEcho() {
+	if v.ptt != nil || !b.sessionMic().CancelsEcho() {
 		b.o.Volume.Duck(true)
 	}
 	v.open = true

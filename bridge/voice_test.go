@@ -50,7 +50,7 @@ func voiceRig(t *testing.T, explicit bool, idle time.Duration, onTurn func(agent
 		for _, f := range more {
 			f(mo, &bo)
 		}
-		mic, err := audio.OpenMic(mo)
+		mic, err := audio.NewMic(mo)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -281,14 +281,14 @@ func TestWebRTCAgentGoneEndsSession(t *testing.T) {
 func TestWebRTCOfferHasLoopbackCandidatesOnly(t *testing.T) {
 	var mu sync.Mutex
 	var offer string
-	fa := newFakeAgent(t)
-	fa.onOffer = func(sdp string) string {
+	fa := clienttest.NewRTCFake(t)
+	fa.OnOffer = func(sdp string) string {
 		mu.Lock()
 		offer = sdp
 		mu.Unlock()
 		return sdp
 	}
-	tr, err := fa.discover(t).Dial(context.Background())
+	tr, err := fa.Discover(t).Dial(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -76,6 +76,11 @@ type NFC struct {
 	// "pn532": a PN532 board on the serial port Device (package nfc/pn532).
 	Driver string `toml:"driver"`
 	Device string `toml:"device"`
+	// SPIDevice, ResetChip and ResetLine place an "rc522" board (package
+	// nfc/rc522); ResetLine -1: RST tied to 3.3 V.
+	SPIDevice string `toml:"spi_device"`
+	ResetChip string `toml:"reset_chip"`
+	ResetLine int    `toml:"reset_line"`
 }
 
 // Camera configures photo capture.
@@ -86,6 +91,9 @@ type Camera struct {
 	Intent        string   `toml:"intent"`
 	SettleFrames  int      `toml:"settle_frames"`
 	SettleTimeout Duration `toml:"settle_timeout"`
+	// Timeout kills a ribbon camera's rpicam-still (device "rpicam:N")
+	// that has not delivered its picture.
+	Timeout Duration `toml:"timeout"`
 }
 
 // Audio configures the microphone, the speaker and an optional local TTS.
@@ -208,11 +216,13 @@ func (c *Config) applyDefaults() {
 	setDur(&c.NFC.Window, 15*time.Second)
 	setStr(&c.NFC.Intent, "identify")
 	setStr(&c.NFC.Driver, "pcsc")
+	c.applyRC522Defaults()
 	setStr(&c.Camera.Intent, "identify")
 	if c.Camera.SettleFrames == 0 {
 		c.Camera.SettleFrames = 30
 	}
 	setDur(&c.Camera.SettleTimeout, 2*time.Second)
+	setDur(&c.Camera.Timeout, 10*time.Second)
 	setDur(&c.Audio.EngagementIdle, 20*time.Second)
 	if c.Audio.DuckDB == 0 {
 		c.Audio.DuckDB = -60
@@ -332,13 +342,14 @@ func (c *Config) Validate() error {
 		}
 	}
 	switch {
-	case c.NFC.Driver != "pcsc" && c.NFC.Driver != "keyboard" && c.NFC.Driver != "pn532":
-		add("nfc.driver: unknown driver %q (pcsc, keyboard, pn532)", clip(c.NFC.Driver))
+	case c.NFC.Driver != "pcsc" && c.NFC.Driver != "keyboard" && c.NFC.Driver != "pn532" && c.NFC.Driver != "rc522":
+		add("nfc.driver: unknown driver %q (pcsc, keyboard, pn532, rc522)", clip(c.NFC.Driver))
 	case c.NFC.Driver == "keyboard" && c.NFC.Device == "":
 		add("nfc.device: the keyboard driver needs the reader's input device, a /dev/input/by-id/…-event-kbd link (ls /dev/input/by-id)")
 	case c.NFC.Driver == "pn532" && c.NFC.Device == "":
 		add("nfc.device: the pn532 driver needs the serial port the board is wired to, such as /dev/serial0 (`acbridge devices` lists the serial ports)")
 	}
+	c.validateRC522(add)
 	if c.NFC.Window.Duration < time.Second || c.NFC.Window.Duration > 5*time.Minute {
 		add("nfc.window must be between 1s and 5m")
 	}
@@ -355,6 +366,9 @@ func (c *Config) Validate() error {
 	}
 	if c.Camera.SettleTimeout.Duration <= 0 || c.Camera.SettleTimeout.Duration > 30*time.Second {
 		add("camera.settle_timeout must be between 1ms and 30s")
+	}
+	if d := c.Camera.Timeout.Duration; d < time.Second || d > 2*time.Minute {
+		add("camera.timeout must be between 1s and 2m")
 	}
 	if d := c.Audio.EngagementIdle.Duration; d < time.Second || d > time.Hour {
 		add("audio.engagement_idle must be between 1s and 1h")

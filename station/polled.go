@@ -9,6 +9,7 @@ import (
 	"github.com/agentcall/acbridge/nfc"
 	"github.com/agentcall/acbridge/nfc/pn532"
 	"github.com/agentcall/acbridge/nfc/poll"
+	"github.com/agentcall/acbridge/nfc/rc522"
 )
 
 // Polled returns the opener of the reader chip that c's driver polls
@@ -19,6 +20,8 @@ func Polled(c config.NFC, log *slog.Logger) (open poll.OpenFunc, name string, ok
 	switch c.Driver {
 	case "pn532":
 		return pn532.Opener(&pn532.Options{Path: c.Device, Logger: log}), "PN532 on " + c.Device, true
+	case "rc522":
+		return rc522.OpenFunc(RC522Options(c, log)), "RC522 on " + c.SPIDevice, true
 	}
 	return nil, "", false
 }

@@ -189,7 +189,7 @@ func (c *countSink) Write(pcm []int16) error { c.n.Add(int64(len(pcm))); return 
 func (c *countSink) Close() error            { return nil }
 
 func stream(ctx context.Context, ag *client.Agent, d, turn time.Duration) (*streamStats, error) {
-	mic, err := audio.OpenMic(&audio.MicOptions{Device: audio.TestDevice})
+	mic, err := audio.NewMic(&audio.MicOptions{Device: audio.TestDevice})
 	if err != nil {
 		return nil, err
 	}

@@ -37,7 +37,7 @@ func StartRTCTurns(t testing.TB, ag *client.Agent, o *client.WebRTCOptions) *RTC
 func StartRTC(t testing.TB, ag *client.Agent, o *client.WebRTCOptions) *RTCTurns {
 	t.Helper()
 	ctx := context.Background()
-	mic, err := audio.OpenMic(&audio.MicOptions{Device: audio.TestDevice})
+	mic, err := audio.NewMic(&audio.MicOptions{Device: audio.TestDevice})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/agentcall/acbridge/accept"
 	"github.com/agentcall/acbridge/button"
+	"github.com/agentcall/acbridge/client"
 	"github.com/agentcall/acbridge/config"
 	"github.com/agentcall/acbridge/station"
 )
@@ -35,7 +36,7 @@ func acbridgeVersion() string {
 func runAccept(ctx context.Context, e *env, args []string) int {
 	fs := newFlagSet(e, "accept", "[--config FILE] [--report out.json] [--junit out.xml] [--only STEPS] [--simulate] [--show PATH] [--replay]")
 	cfgPath := fs.String("config", config.DefaultPath, "configuration `file`")
-	reportPath := fs.String("report", "", "write the JSON report to `file`; a directory gets <host>-<UTC time>.json, for collecting many kiosks' reports (docs/fleet.md)")
+	reportPath := fs.String("report", "", "write the JSON report to `file`; a directory gets <host>-<UTC time>.json, for collecting many kiosks' reports, and an https:// URL gets it posted under the agent's network policy (docs/fleet.md)")
 	junitPath := fs.String("junit", "", "write the JUnit XML report to `file` (for CI dashboards); a directory as for --report")
 	only := fs.String("only", "", "run only these comma-separated `steps`: groups (environment, nfc, buttons, camera, audio, agent) or step ids such as nfc.tap1 (docs/acceptance.md)")
 	simulate := fs.Bool("simulate", false, "run the checklist against a simulated kiosk (virtual reader, test camera and microphone, FIFO keypad, local reference agent) that answers its own prompts")
@@ -90,7 +91,14 @@ func runAccept(ctx context.Context, e *env, args []string) int {
 		fmt.Fprintf(e.Stderr, "acbridge accept: %v\n", err)
 		return 1
 	}
-	return finishReport(e, rep, *reportPath, *junitPath)
+	if !reportURL(*reportPath) {
+		return finishReport(e, rep, *reportPath, *junitPath)
+	}
+	status := finishReport(e, rep, "", *junitPath)
+	if pushReport(ctx, e, rep, *reportPath, &client.Policy{AllowInsecureLocal: o.Config.Agent.AllowInsecureLocal}) != 0 {
+		status = 1
+	}
+	return status
 }
 
 // finishReport writes the reports asked for and returns the exit status:

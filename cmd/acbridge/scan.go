@@ -32,10 +32,10 @@ const defaultScanScope = "http://localhost"
 // shows the alias a tag maps to. stdout carries only observations (one per
 // line with --json); progress and problems go to stderr.
 func runScan(ctx context.Context, e *env, args []string) int {
-	fs := newFlagSet(e, "scan", "[--reader NAME | [--driver keyboard|pn532] --device PATH] [--once] [--json] [--keystore PATH] [--scope ORIGIN] [--window DURATION] [--verbose]")
+	fs := newFlagSet(e, "scan", "[--reader NAME | [--driver keyboard|pn532|rc522] --device PATH] [--once] [--json] [--keystore PATH] [--scope ORIGIN] [--window DURATION] [--verbose]")
 	reader := fs.String("reader", "", "PC/SC reader name (default: first contactless reader)")
-	device := fs.String("device", "", "a keyboard-style reader's input `device` (/dev/input/by-id/…-event-kbd), or the serial port of --driver pn532")
-	driver := fs.String("driver", "", "reader `driver`: pcsc, keyboard or pn532 (default: keyboard with --device, else pcsc)")
+	device := fs.String("device", "", "a keyboard-style reader's input `device` (/dev/input/by-id/…-event-kbd), the serial port of --driver pn532 or the spidev node of --driver rc522")
+	driver := fs.String("driver", "", "reader `driver`: pcsc, keyboard, pn532 or rc522 (default: keyboard with --device, else pcsc)")
 	once := fs.Bool("once", false, "exit after the first identified tag")
 	asJSON := fs.Bool("json", false, "print each observation as one line of JSON")
 	ksPath := fs.String("keystore", keystore.DefaultPath, "keystore file")
@@ -88,7 +88,7 @@ func runScan(ctx context.Context, e *env, args []string) int {
 		logger = slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	}
 	var dev *station.Reader
-	open, name, polled := station.Polled(config.NFC{Driver: drv, Device: *device}, logger)
+	open, name, polled := station.Polled(scanNFC(drv, *device), logger)
 	switch {
 	case drv == "keyboard":
 		dev, err = station.StartKeyboard(&keyboard.Options{Path: *device, Aliaser: store, Scope: scope, Logger: logger,
@@ -121,19 +121,31 @@ func scanDriver(e *env, driver, device string) (string, int) {
 			driver = "keyboard"
 		}
 	}
-	_, _, polled := station.Polled(config.NFC{Driver: driver}, nil)
+	_, _, polled := station.Polled(scanNFC(driver, ""), nil)
 	switch {
 	case driver != "pcsc" && driver != "keyboard" && !polled:
-		fmt.Fprintf(e.Stderr, "acbridge scan: --driver %.32q: unknown driver (pcsc, keyboard, pn532)\n", driver)
+		fmt.Fprintf(e.Stderr, "acbridge scan: --driver %.32q: unknown driver (pcsc, keyboard, pn532, rc522)\n", driver)
 		return "", 2
 	case driver != "pcsc" && device == "":
 		fmt.Fprintf(e.Stderr, "acbridge scan: --driver %s needs --device (`acbridge devices` lists the candidates)\n", driver)
 		return "", 2
 	case driver == "pcsc" && device != "":
-		fmt.Fprintln(e.Stderr, "acbridge scan: --device is for --driver keyboard or pn532; a PC/SC reader is chosen with --reader")
+		fmt.Fprintln(e.Stderr, "acbridge scan: --device is for --driver keyboard, pn532 or rc522; a PC/SC reader is chosen with --reader")
 		return "", 2
 	}
 	return driver, 0
+}
+
+// scanNFC is the [nfc] table --driver and --device stand for: the
+// defaults, with the device in the key the driver reads (an RC522's
+// spidev node; its reset line stays the default GPIO25).
+func scanNFC(driver, device string) config.NFC {
+	n := config.Defaults().NFC
+	n.Driver, n.Device = driver, device
+	if driver == "rc522" {
+		n.SPIDevice, n.Device = device, ""
+	}
+	return n
 }
 
 // scanTags arms the reader for one window after another and prints each
