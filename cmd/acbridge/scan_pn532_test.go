@@ -83,3 +83,17 @@ func TestScanDriverFlags(t *testing.T) {
 		}
 	}
 }
+
+// --driver rc522 goes through the same polled reader: a board that is not
+// there is reported with its name, and the window ends without a tag.
+func TestScanRC522Missing(t *testing.T) {
+	ksPath := filepath.Join(t.TempDir(), "keystore.json")
+	if _, err := keystore.Create(ksPath); err != nil {
+		t.Fatal(err)
+	}
+	dev := filepath.Join(t.TempDir(), "spidev9.9")
+	code, out, errs := run(t, "scan", "--driver", "rc522", "--device", dev, "--once", "--keystore", ksPath, "--window", "2s")
+	if code != 1 || out != "" || !strings.Contains(errs, "waiting for a reader") || !strings.Contains(errs, "RC522 on "+dev) {
+		t.Fatalf("exit %d\nstdout %q\nstderr %s", code, out, errs)
+	}
+}
