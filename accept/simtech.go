@@ -3,8 +3,8 @@ package accept
 import (
 	"context"
 	"fmt"
-	"math"
 	"io"
+	"math"
 	"sync"
 	"time"
 
