@@ -6,8 +6,8 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 
+	"github.com/agentcall/acbridge/internal/cli"
 	"github.com/agentcall/acbridge/keystore"
 	"github.com/agentcall/acbridge/keystore/keyadmin"
 )
@@ -21,52 +21,25 @@ func init() {
 	register(command{name: "keys", summary: "manage the tag-alias keystore: init, rotate, show, alias", run: runKeys})
 }
 
-type keysSub struct {
-	name, synopsis, summary string
-	run                     func(e *env, synopsis string, args []string) int
+// keysGroup lists the keys subcommands; each takes its own synopsis.
+var keysGroup = cli.Group{
+	Name: "acbridge keys",
+	Noun: "subcommand",
+	Intro: "The keystore holds the device secret that turns NFC tag UIDs into opaque,\n" +
+		"per-agent aliases (default " + keystore.DefaultPath + ").",
+	Commands: []cli.Command{
+		keysSub("init", "[--keystore PATH]", "create the keystore with a fresh secret (epoch 1)", runKeysInit),
+		keysSub("rotate", "[--keystore PATH]", "replace the secret and bump the epoch: every alias changes", runKeysRotate),
+		keysSub("show", "[--keystore PATH] [--json]", "print path, epoch, fingerprint and file mode (never the secret)", runKeysShow),
+		keysSub("alias", "--uid HEX --scope ORIGIN [--keystore PATH] [--json]", "print the objectRef and payloadSha256 of a tag UID for one agent (local debugging)", runKeysAlias),
+	},
 }
 
-var keysSubs = []keysSub{
-	{"init", "[--keystore PATH]", "create the keystore with a fresh secret (epoch 1)", runKeysInit},
-	{"rotate", "[--keystore PATH]", "replace the secret and bump the epoch: every alias changes", runKeysRotate},
-	{"show", "[--keystore PATH] [--json]", "print path, epoch, fingerprint and file mode (never the secret)", runKeysShow},
-	{"alias", "--uid HEX --scope ORIGIN [--keystore PATH] [--json]", "print the objectRef and payloadSha256 of a tag UID for one agent (local debugging)", runKeysAlias},
+func keysSub(name, synopsis, summary string, run func(e *env, synopsis string, args []string) int) cli.Command {
+	return cli.Command{Name: name, Summary: summary, Run: func(_ context.Context, e *env, args []string) int { return run(e, synopsis, args) }}
 }
 
-func runKeys(_ context.Context, e *env, args []string) int {
-	if len(args) == 0 {
-		keysUsage(e.Stderr)
-		return 2
-	}
-	switch args[0] {
-	case "-h", "-help", "--help", "help":
-		keysUsage(e.Stdout)
-		return 0
-	}
-	for _, sc := range keysSubs {
-		if sc.name == args[0] {
-			return sc.run(e, sc.synopsis, args[1:])
-		}
-	}
-	fmt.Fprintln(e.Stderr, "acbridge keys: unknown subcommand (not repeated here, since it may be a tag UID)")
-	fmt.Fprintln(e.Stderr)
-	keysUsage(e.Stderr)
-	return 2
-}
-
-func keysUsage(w io.Writer) {
-	fmt.Fprintln(w, "Usage: acbridge keys <subcommand> [flags]")
-	fmt.Fprintln(w)
-	fmt.Fprintln(w, "The keystore holds the device secret that turns NFC tag UIDs into opaque,")
-	fmt.Fprintln(w, "per-agent aliases (default "+keystore.DefaultPath+").")
-	fmt.Fprintln(w)
-	fmt.Fprintln(w, "Subcommands:")
-	for _, sc := range keysSubs {
-		fmt.Fprintf(w, "  %-8s %s\n", sc.name, sc.summary)
-	}
-	fmt.Fprintln(w)
-	fmt.Fprintln(w, "Run 'acbridge keys <subcommand> --help' for its flags.")
-}
+func runKeys(ctx context.Context, e *env, args []string) int { return keysGroup.Run(ctx, e, args) }
 
 // newKeysFlags returns the flag set of one keys subcommand with its
 // --keystore flag.
