@@ -85,7 +85,7 @@ func rtcCardJSON(agui string) map[string]any {
 	return c
 }
 
-func (f *fakeAgent) discover(t testing.TB) *client.Agent {
+func (f *fakeAgent) discover(t testing.TB) *client.Discovered {
 	t.Helper()
 	ag, err := client.Discover(context.Background(), f.srv.URL, "", &client.Policy{AllowInsecureLocal: true, TotalTimeout: 5 * time.Second})
 	if err != nil {
