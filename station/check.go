@@ -17,10 +17,15 @@ const maxDeviceName = 256
 
 // Check validates what config.Validate cannot without knowing the device
 // packages: evdev key names, gpio biases, the syntax of device names and
-// combinations of devices that can never work. It opens nothing. The
+// combinations of devices that can never work. It opens nothing; only a
+// GPIO chip named by label or "header" makes it read the chips' labels. The
 // problems are reported all at once, each naming its key, as
 // config.Problems.
-func Check(cfg *config.Config) error {
+func Check(cfg *config.Config) error { return check(cfg, gpio.SystemChips{}) }
+
+// check is Check with the machine's GPIO chips described by chips, which
+// it lists only to compare a chip named by label with one named by device.
+func check(cfg *config.Config, chips gpio.ChipLister) error {
 	var p config.Problems
 	add := func(format string, a ...any) { p = append(p, fmt.Sprintf(format, a...)) }
 	name := func(key, v string, path bool) {
@@ -50,7 +55,7 @@ func Check(cfg *config.Config) error {
 			}
 			name(key+".chip", b.Chip, false)
 			chipName(add, key+".chip", b.Chip)
-			if cfg.LED.Chip != "" && sameChip(cfg.LED.Chip, b.Chip) && cfg.LED.Line == b.Line {
+			if cfg.LED.Chip != "" && gpio.SameChip(cfg.LED.Chip, b.Chip, chips) && cfg.LED.Line == b.Line {
 				add("%s uses GPIO line %d of %s, which the LED drives: a line is either an input or an output; wire the button or the LED to another line", key, b.Line, clip(b.Chip))
 			}
 		case "evdev":
@@ -98,10 +103,6 @@ func chipName(add func(string, ...any), key, chip string) {
 	if strings.Contains(chip, "/") {
 		add("%s must be a chip name like gpiochip0 or a path under /dev (gpiodetect lists them), not %q", key, clip(chip))
 	}
-}
-
-func sameChip(a, b string) bool {
-	return strings.TrimPrefix(a, "/dev/") == strings.TrimPrefix(b, "/dev/")
 }
 
 func clip(s string) string {
