@@ -43,6 +43,9 @@ type Options struct {
 	// Interactive lets the keyboard drive: a/b tap tag A/B, p takes a
 	// photo, c cancels, other lines are said to the agent, q quits.
 	Interactive bool
+	// Reader is the simulated reader: sim.Auto (pcscd + vpcd when pcscd
+	// lists it), sim.VPCD or sim.InProcess.
+	Reader string
 }
 
 type demo struct {
@@ -59,7 +62,9 @@ type demo struct {
 func Run(ctx context.Context, o *Options) error {
 	d := &demo{stdin: strings.NewReader(""), stdout: io.Discard, texts: make(chan string)}
 	logw := io.Discard
+	var so sim.Options
 	if o != nil {
+		so.Reader = o.Reader
 		if o.Stdin != nil {
 			d.stdin = o.Stdin
 		}
@@ -72,7 +77,7 @@ func Run(ctx context.Context, o *Options) error {
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	k, err := sim.New(ctx, nil)
+	k, err := sim.New(ctx, &so)
 	if err != nil {
 		return err
 	}
