@@ -70,7 +70,7 @@ type rig struct {
 	spkOwned bool
 
 	agOnce bool
-	agent  *client.Agent
+	agent  *client.Discovered
 	agErr  error
 	agIn   time.Duration
 
