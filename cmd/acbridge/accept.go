@@ -93,13 +93,16 @@ func runAccept(ctx context.Context, e *env, args []string) int {
 		fmt.Fprintf(e.Stderr, "acbridge accept: %v\n", err)
 		return 1
 	}
-	if !reportURL(*reportPath) {
+	if !accept.IsCollectorURL(*reportPath) {
 		return finishReport(e, rep, *reportPath, *junitPath)
 	}
 	status := finishReport(e, rep, "", *junitPath)
-	if pushReport(ctx, e, rep, *reportPath, &client.Policy{AllowInsecureLocal: o.Config.Agent.AllowInsecureLocal}) != 0 {
-		status = 1
+	shown, err := rep.Post(ctx, *reportPath, &client.Policy{AllowInsecureLocal: o.Config.Agent.AllowInsecureLocal})
+	if err != nil {
+		fmt.Fprintf(e.Stderr, "acbridge: %v\n", err)
+		return 1
 	}
+	fmt.Fprintf(e.Stdout, "report: posted to %s\n", shown)
 	return status
 }
 

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -101,7 +100,7 @@ func runKeysShow(e *env, synopsis string, args []string) int {
 		return keysFail(e, "show", err)
 	}
 	if *asJSON {
-		return keysJSON(e, sum)
+		return printJSON(e, "keys show", sum, 0)
 	}
 	fmt.Fprintf(e.Stdout, "path         %s\nepoch        %d\nfingerprint  %s\nmode         %s\n", sum.Path, sum.Epoch, sum.Fingerprint, sum.Mode)
 	return 0
@@ -135,18 +134,8 @@ func runKeysAlias(e *env, synopsis string, args []string) int {
 		return keysFail(e, "alias", err)
 	}
 	if *asJSON {
-		return keysJSON(e, rep)
+		return printJSON(e, "keys alias", rep, 0)
 	}
 	fmt.Fprintf(e.Stdout, "scope          %s\nobjectRef      %s\npayloadSha256  %s\nepoch          %d\n", rep.Scope, rep.ObjectRef, rep.PayloadSHA256, rep.Epoch)
-	return 0
-}
-
-func keysJSON(e *env, v any) int {
-	enc := json.NewEncoder(e.Stdout)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(v); err != nil {
-		fmt.Fprintf(e.Stderr, "acbridge keys: writing JSON: %v\n", err)
-		return 1
-	}
 	return 0
 }
