@@ -72,7 +72,7 @@ type rig struct {
 	spkOwned bool
 
 	agOnce bool
-	agent  *client.Agent
+	agent  *client.Discovered
 	agErr  error
 	agIn   time.Duration
 

@@ -205,7 +205,7 @@ func (b *Bridge) Run(ctx context.Context) error {
 		b.o.Metrics.reconnect()
 		delay := bo.Next()
 		b.log.Warn("agent session ended; reconnecting", "err", err, "in", delay.Round(time.Millisecond), "attempt", bo.Failures())
-		b.show(notice.Notice{Kind: notice.Disconnected, Text: fmt.Sprintf("%s — retrying in %s", why(err), delay.Round(100*time.Millisecond))})
+		b.printAndDisplay(notice.Notice{Kind: notice.Disconnected, Text: fmt.Sprintf("%s — retrying in %s", why(err), delay.Round(100*time.Millisecond))})
 		if !b.wait(ctx, delay) {
 			return nil
 		}

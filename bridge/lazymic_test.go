@@ -52,7 +52,7 @@ func TestMicrophoneNotResolvedForTextAgents(t *testing.T) {
 // The first WebRTC session resolves it, once, and voice works with it.
 func TestMicrophoneResolvedByTheFirstVoiceSession(t *testing.T) {
 	r, c := lazyMicRig(t, &agent.Options{Transport: "webrtc"}, false)
-	waitFor(t, r.out, "[hold TALK to speak to the agent]", 1)
+	waitNotice(t, r.out, "the talk hint", hintFor(button.Talk), 1)
 	if n := c.calls.Load(); n != 1 {
 		t.Fatalf("resolved %d times, want 1", n)
 	}

@@ -87,7 +87,7 @@ func TestWebRTCSetupWithoutUsableCandidates(t *testing.T) {
 
 // timeSetup times one set-up, Dial → session.established, and ends the
 // session.
-func timeSetup(t testing.TB, ag *client.Agent) time.Duration {
+func timeSetup(t testing.TB, ag *client.Discovered) time.Duration {
 	t.Helper()
 	ctx := context.Background()
 	t0 := time.Now()

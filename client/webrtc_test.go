@@ -62,7 +62,7 @@ func (ra *rtcAgent) audioTurns() []agent.AudioTurn {
 	return append([]agent.AudioTurn(nil), ra.turns...)
 }
 
-func discoverRTC(t testing.TB, ra *rtcAgent) *client.Agent {
+func discoverRTC(t testing.TB, ra *rtcAgent) *client.Discovered {
 	t.Helper()
 	ag, err := client.Discover(context.Background(), ra.srv.URL, "", &client.Policy{AllowInsecureLocal: true, TotalTimeout: 10 * time.Second})
 	if err != nil {

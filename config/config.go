@@ -211,13 +211,13 @@ func (c *Config) applyDefaults() {
 	}
 	setStr(&c.Keystore.Path, "/var/lib/acbridge/keystore.json")
 	if c.Modalities.Enabled == nil {
-		c.Modalities.Enabled = []string{"nfc", "photo"}
+		c.Modalities.Enabled = modalityNames()
 	}
 	setDur(&c.NFC.Window, 15*time.Second)
-	setStr(&c.NFC.Intent, "identify")
+	setStr(&c.NFC.Intent, defaultIntent)
 	setStr(&c.NFC.Driver, "pcsc")
 	c.applyRC522Defaults()
-	setStr(&c.Camera.Intent, "identify")
+	setStr(&c.Camera.Intent, defaultIntent)
 	if c.Camera.SettleFrames == 0 {
 		c.Camera.SettleFrames = 30
 	}
@@ -236,7 +236,7 @@ func (c *Config) applyDefaults() {
 	for i := range c.Buttons {
 		b := &c.Buttons[i]
 		setDur(&b.Debounce, 30*time.Millisecond)
-		if b.Control == "cancel" {
+		if b.Control == cancelControl {
 			setDur(&b.LongPress, time.Second)
 		}
 	}
@@ -337,8 +337,8 @@ func (c *Config) Validate() error {
 		add("agent.run_max_events must be between 100 and 1000000")
 	}
 	for _, m := range c.Modalities.Enabled {
-		if m != "nfc" && m != "photo" {
-			add("modalities.enabled: unknown modality %q (nfc, photo)", clip(m))
+		if !slices.Contains(modalityNames(), m) {
+			add("modalities.enabled: unknown modality %q (%s)", clip(m), strings.Join(modalityNames(), ", "))
 		}
 	}
 	switch {
@@ -354,8 +354,8 @@ func (c *Config) Validate() error {
 		add("nfc.window must be between 1s and 5m")
 	}
 	for _, it := range []struct{ key, v string }{{"nfc.intent", c.NFC.Intent}, {"camera.intent", c.Camera.Intent}} {
-		if !slices.Contains([]string{"identify", "remember", "inspect", "act"}, it.v) {
-			add("%s must be identify, remember, inspect or act", it.key)
+		if !slices.Contains(intents, it.v) {
+			add("%s must be one of %s", it.key, strings.Join(intents, ", "))
 		}
 	}
 	if r := c.Camera.Rotation; r != 0 && r != 90 && r != 180 && r != 270 {
@@ -402,8 +402,8 @@ func (c *Config) Validate() error {
 	seen := map[string]bool{}
 	for i, b := range c.Buttons {
 		key := fmt.Sprintf("button[%d]", i)
-		if !slices.Contains([]string{"scan", "photo", "talk", "cancel"}, b.Control) {
-			add("%s.control must be scan, photo, talk or cancel", key)
+		if !slices.Contains(controls, b.Control) {
+			add("%s.control must be one of %s", key, strings.Join(controls, ", "))
 		}
 		switch b.Source {
 		case "gpio":

@@ -196,7 +196,7 @@ func (c *Cam) Capture(ctx context.Context) (*camera.Frame, error) {
 		return nil, fmt.Errorf("%w: %w: %s: %v (last message: %q)", ErrOutput, camera.ErrNoFormat, c.device, err, res.StderrLine)
 	}
 	t3 := c.now()
-	st.Transform = t3.Sub(t2)
+	st.Settle += t3.Sub(t2) // reading the picture out of the tool's output is part of the capture
 	c.log.Info("photo captured", "device", c.device, "width", w, "height", h, "ms", st.Settle.Milliseconds())
 	return &camera.Frame{
 		Image:      img,

@@ -90,7 +90,7 @@ func RTCCardJSON(agui string) map[string]any {
 }
 
 // Discover fetches the fake's card under the local-development policy.
-func (f *RTCFake) Discover(t testing.TB) *client.Agent {
+func (f *RTCFake) Discover(t testing.TB) *client.Discovered {
 	t.Helper()
 	ag, err := client.Discover(context.Background(), f.Srv.URL, "", &client.Policy{AllowInsecureLocal: true, TotalTimeout: 5 * time.Second})
 	if err != nil {

@@ -13,15 +13,10 @@ import (
 // keys init on a real tmpfs (private mount namespace) creates the
 // keystore the operator asked for, and warns that it is lost at reboot.
 func TestKeysInitWarnsOnTmpfs(t *testing.T) {
-	dir, out, inside := needs.MountNamespace(t)
+	tmp, inside := needs.Tmpfs(t, "warning: keystore:")
 	if !inside {
-		if !strings.Contains(out, "warning: keystore:") {
-			t.Error("keys init on a tmpfs did not warn")
-		}
 		return
 	}
-	tmp := filepath.Join(dir, "state")
-	needs.MountTmpfs(t, tmp)
 	code, stdout, stderr := run(t, "keys", "init", "--keystore", filepath.Join(tmp, "keystore.json"))
 	t.Logf("stderr: %s", stderr)
 	if code != 0 || !strings.Contains(stdout, "fingerprint ks1-") || !strings.Contains(stderr, "keystore.path") {
