@@ -34,7 +34,9 @@ func TestWaitUntilServed(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	done := make(chan error, 1)
-	go func() { done <- kiosk.Wait(ctx, "http://"+addr+"/", &kiosk.WaitOptions{Interval: 50 * time.Millisecond}) }()
+	go func() {
+		done <- kiosk.Wait(ctx, "http://"+addr+"/", &kiosk.WaitOptions{Interval: 50 * time.Millisecond})
+	}()
 
 	// Several attempts find nothing; Wait must still be waiting.
 	select {
