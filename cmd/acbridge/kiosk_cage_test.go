@@ -1,0 +1,231 @@
+package main
+
+import (
+	"context"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/agentcall/acbridge/bridge/bridgetest"
+	"github.com/agentcall/acbridge/internal/needs"
+	"github.com/agentcall/acbridge/kiosk/kiosktest"
+	"github.com/agentcall/acbridge/nfc/vpcd/vpcdtest"
+)
+
+// freeAddr is a loopback address nothing listens on.
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().String()
+}
+
+// nobody runs the screen when the test runs as root: cage refuses to run
+// as root, and the unit never runs it so either.
+const nobodyID = 65534
+
+// The shipped unit's command lines, run as systemd would run them but on
+// wlroots' headless back end (no screen here): kiosk-wait against a real
+// `acbridge run`, then cage with Chromium on the page. The page loads and
+// connects its live stream, the page's token is in no process's command
+// line or environment, and when the browser dies cage exits too, so that
+// the unit's Restart=always (TestKioskUnitText) starts both again.
+func TestKioskUnitUnderCage(t *testing.T) {
+	cage := needs.Tool(t, "cage", "cage")
+	needs.Tool(t, "xwayland", "Xwayland")
+	kiosktest.ChromiumPath(t)
+	vpcdtest.Require(t)
+
+	ag := &procAgent{t: t, log: &bridgetest.Transcript{}}
+	ag.start()
+	defer ag.stop()
+	d := startDaemon(t, t.TempDir(), ag.addr, "[kiosk]", `listen = "127.0.0.1:0"`)
+	d.wait(d.err, "kiosk page ready", 1)
+	m := regexp.MustCompile(`kiosk page ready.* url=(\S+)`).FindStringSubmatch(d.err.String())
+	if m == nil {
+		t.Fatalf("no kiosk URL in:\n%s", d.err.String())
+	}
+	pageURL := m[1]
+	u := loadKioskUnit(t, pageURL)
+
+	// ExecStartPre=: the test binary is acbridge.
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	pre := exec.CommandContext(ctx, os.Args[0], u.pre[1:]...)
+	pre.Env = append(os.Environ(), "ACBRIDGE_RUN_MAIN=1")
+	if out, err := pre.CombinedOutput(); err != nil || !strings.Contains(string(out), "answers at "+pageURL) {
+		t.Fatalf("ExecStartPre %q: %v\n%s", u.pre, err, out)
+	}
+
+	// ExecStart=, with the environment of a logind session and wlroots'
+	// headless back end drawing in memory (no GPU here).
+	base, err := os.MkdirTemp("", "acbridge-kiosk-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(base) })
+	home, run := filepath.Join(base, "home"), filepath.Join(base, "run")
+	cred := screenUser(t, base, home, run)
+	screen := &bridgetest.Transcript{}
+	cmd := exec.Command(cage, u.exec[1:]...)
+	cmd.Env = []string{"PATH=/usr/bin:/bin", "HOME=" + home, "XDG_RUNTIME_DIR=" + run, "LANG=C.UTF-8",
+		"WLR_BACKENDS=headless", "WLR_LIBINPUT_NO_DEVICES=1", "WLR_RENDERER=pixman"}
+	cmd.Stdout, cmd.Stderr = screen, screen
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Credential: cred}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	t.Cleanup(func() {
+		// The browser's helpers outlive cage when it is killed: the group.
+		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		select {
+		case <-exited:
+		case <-time.After(10 * time.Second):
+		}
+	})
+	wctx, wcancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer wcancel()
+	if err := d.err.Wait(wctx, "kiosk: page connected", 1); err != nil {
+		t.Fatalf("the page did not connect from the browser under cage: %v\ncage and chromium:\n%s\nacbridge:\n%s", err, tail(screen.String(), 4000), d.err.String())
+	}
+	t.Logf("the page connected from Chromium under headless cage (%s)", strings.Join(u.exec, " "))
+
+	token := pageToken(t, pageURL)
+	procs := descendants(cmd.Process.Pid)
+	var browser []int
+	for _, pid := range procs {
+		argv, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline")
+		environ, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/environ")
+		if strings.Contains(string(argv), token) || strings.Contains(string(environ), token) {
+			t.Errorf("the page's token is in the command line or environment of process %d (%q)", pid, argv)
+		}
+		if strings.Contains(string(argv), "chromium") && strings.Contains(string(argv), pageURL) {
+			browser = append(browser, pid)
+		}
+	}
+	if len(browser) == 0 {
+		t.Fatalf("no Chromium process with the page among cage's %d descendants", len(procs))
+	}
+	t.Logf("checked %d processes under cage for the token (%d of them Chromium's with the page)", len(procs), len(browser))
+
+	// The browser dies: cage ends too, so the unit restarts as a whole.
+	top := -1
+	for _, pid := range browser {
+		if ppid(pid) == cmd.Process.Pid {
+			top = pid
+		}
+	}
+	if top < 0 {
+		t.Fatalf("no Chromium process is cage's child among %v", browser)
+	}
+	syscall.Kill(top, syscall.SIGKILL)
+	select {
+	case <-exited:
+	case <-time.After(30 * time.Second):
+		t.Fatalf("cage still runs 30 s after its browser was killed; systemd would not restart the screen:\n%s", tail(screen.String(), 4000))
+	}
+	if err := d.err.Wait(wctx, "kiosk: page disconnected", 1); err != nil {
+		t.Errorf("acbridge did not see the page go: %v", err)
+	}
+}
+
+// screenUser makes the session's directories (HOME, XDG_RUNTIME_DIR 0700)
+// for the user the screen runs as: nobody when the test runs as root, else
+// the test's own user (nil).
+func screenUser(t *testing.T, base string, dirs ...string) *syscall.Credential {
+	t.Helper()
+	var cred *syscall.Credential
+	if os.Geteuid() == 0 {
+		cred = &syscall.Credential{Uid: nobodyID, Gid: nobodyID, NoSetGroups: true}
+		// nobody must reach the directories below base.
+		if err := os.Chmod(base, 0o711); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, d := range dirs {
+		if err := os.Mkdir(d, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if cred != nil {
+			if err := os.Chown(d, nobodyID, nobodyID); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	return cred
+}
+
+// pageToken reads the start's token from the page, as the page does.
+func pageToken(t *testing.T, pageURL string) string {
+	t.Helper()
+	res, err := http.Get(pageURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	b, _ := io.ReadAll(res.Body)
+	m := regexp.MustCompile(`name="acbridge-token" content="([^"]+)"`).FindSubmatch(b)
+	if m == nil || len(m[1]) < 16 {
+		t.Fatalf("no token in the page")
+	}
+	return string(m[1])
+}
+
+// descendants lists the processes below pid, from /proc.
+func descendants(pid int) []int {
+	entries, _ := os.ReadDir("/proc")
+	children := map[int][]int{}
+	for _, e := range entries {
+		p, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		children[ppid(p)] = append(children[ppid(p)], p)
+	}
+	var out []int
+	for queue := []int{pid}; len(queue) > 0; queue = queue[1:] {
+		for _, c := range children[queue[0]] {
+			out = append(out, c)
+			queue = append(queue, c)
+		}
+	}
+	return out
+}
+
+// ppid is a process's parent, or -1 when it is gone.
+func ppid(pid int) int {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return -1
+	}
+	// The command name may hold spaces and parentheses: fields follow the
+	// last ')'.
+	s := string(b)
+	f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+	if len(f) < 2 {
+		return -1
+	}
+	p, _ := strconv.Atoi(f[1])
+	return p
+}
+
+func tail(s string, n int) string {
+	if len(s) > n {
+		return "…" + s[len(s)-n:]
+	}
+	return s
+}
