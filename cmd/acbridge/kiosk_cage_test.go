@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"io"
 	"net"
 	"net/http"
@@ -103,7 +104,20 @@ func TestKioskUnitUnderCage(t *testing.T) {
 	})
 	wctx, wcancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer wcancel()
+	// A browser that crashes ends cage: no need to wait the full bound.
+	go func() {
+		select {
+		case <-exited:
+			wcancel()
+		case <-wctx.Done():
+		}
+	}()
 	if err := d.err.Wait(wctx, "kiosk: page connected", 1); err != nil {
+		select {
+		case <-exited:
+			err = errors.New("cage exited first")
+		default:
+		}
 		t.Fatalf("the page did not connect from the browser under cage: %v\ncage and chromium:\n%s\nacbridge:\n%s", err, tail(screen.String(), 4000), d.err.String())
 	}
 	t.Logf("the page connected from Chromium under headless cage %s after the start (%s)",
