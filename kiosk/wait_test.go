@@ -12,25 +12,13 @@ import (
 	"time"
 
 	"github.com/agentcall/acbridge/kiosk"
+	"github.com/agentcall/acbridge/kiosk/kiosktest"
 )
-
-// freeLoopbackAddr returns an address nothing listens on (a port just
-// released by the kernel).
-func freeLoopbackAddr(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
-	return addr
-}
 
 // Wait keeps trying while nothing listens, and returns once the page is
 // served on that address.
 func TestWaitUntilServed(t *testing.T) {
-	addr := freeLoopbackAddr(t)
+	addr := kiosktest.FreeAddr(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	done := make(chan error, 1)
@@ -54,7 +42,7 @@ func TestWaitUntilServed(t *testing.T) {
 func TestWaitNoAnswer(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 	defer cancel()
-	err := kiosk.Wait(ctx, "http://"+freeLoopbackAddr(t)+"/", &kiosk.WaitOptions{Interval: 50 * time.Millisecond})
+	err := kiosk.Wait(ctx, "http://"+kiosktest.FreeAddr(t)+"/", &kiosk.WaitOptions{Interval: 50 * time.Millisecond})
 	if !errors.Is(err, kiosk.ErrNoAnswer) {
 		t.Fatalf("Wait = %v, want ErrNoAnswer", err)
 	}

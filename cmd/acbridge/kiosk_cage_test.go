@@ -3,9 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"io"
-	"net"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -20,17 +17,6 @@ import (
 	"github.com/agentcall/acbridge/internal/needs"
 	"github.com/agentcall/acbridge/kiosk/kiosktest"
 )
-
-// freeAddr is a loopback address nothing listens on.
-func freeAddr(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().String()
-}
 
 // nobody runs the screen when the test runs as root: cage refuses to run
 // as root, and the unit never runs it so either.
@@ -127,7 +113,7 @@ func TestKioskUnitUnderCage(t *testing.T) {
 		t.Errorf("the page under cage never reported itself visible and focused: %v\n%s", err, d.err.String())
 	}
 
-	token := pageToken(t, pageURL)
+	token := kiosktest.PageToken(t, pageURL)
 	procs := descendants(cmd.Process.Pid)
 	var browser []int
 	for _, pid := range procs {
@@ -198,22 +184,6 @@ func screenUser(t *testing.T, base string, dirs ...string) *syscall.Credential {
 		}
 	}
 	return cred
-}
-
-// pageToken reads the start's token from the page, as the page does.
-func pageToken(t *testing.T, pageURL string) string {
-	t.Helper()
-	res, err := http.Get(pageURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer res.Body.Close()
-	b, _ := io.ReadAll(res.Body)
-	m := regexp.MustCompile(`name="acbridge-token" content="([^"]+)"`).FindSubmatch(b)
-	if m == nil || len(m[1]) < 16 {
-		t.Fatalf("no token in the page")
-	}
-	return string(m[1])
 }
 
 // descendants lists the processes below pid, from /proc.

@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/agentcall/acbridge/kiosk/kiosktest"
 )
 
 // The kiosk screen's unit as shipped, read the way systemd reads the parts
@@ -224,7 +226,7 @@ func TestKioskWaitCommand(t *testing.T) {
 	if code, out := run("--url", "http://192.0.2.1:8080/?canary-token"); code != 2 || strings.Contains(out, "canary") || !strings.Contains(out, "kiosk.listen") {
 		t.Errorf("a URL that is not the page: status %d, output %q", code, out)
 	}
-	free := freeAddr(t)
+	free := kiosktest.FreeAddr(t)
 	code, out := run("--timeout", "300ms", "--url", "http://"+free+"/")
 	if code != 1 || !strings.Contains(out, "systemctl status acbridge") || !strings.Contains(out, "kiosk.listen") {
 		t.Errorf("nothing on the port: status %d, output %q", code, out)
