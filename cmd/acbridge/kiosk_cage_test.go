@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -130,6 +131,11 @@ func TestKioskUnitUnderCage(t *testing.T) {
 		t.Fatalf("no Chromium process with the page among cage's %d descendants", len(procs))
 	}
 	t.Logf("checked %d processes under cage for the token (%d of them Chromium's with the page)", len(procs), len(browser))
+	// Nor in a file the screen wrote: Chromium's profile, the session's
+	// runtime directory.
+	if n := filesWith(t, token, home, run); n > 0 {
+		t.Errorf("%d files under the screen's home or runtime directory hold the page's token", n)
+	}
 
 	// The browser dies: cage ends too, so the unit restarts as a whole.
 	top := -1
@@ -184,6 +190,31 @@ func screenUser(t *testing.T, base string, dirs ...string) *syscall.Credential {
 		}
 	}
 	return cred
+}
+
+// filesWith counts the regular files under dirs that contain s.
+func filesWith(t *testing.T, s string, dirs ...string) int {
+	t.Helper()
+	n, files := 0, 0
+	for _, d := range dirs {
+		filepath.WalkDir(d, func(path string, e fs.DirEntry, err error) error {
+			if err != nil || !e.Type().IsRegular() {
+				return nil
+			}
+			b, err := os.ReadFile(path)
+			if err != nil {
+				return nil
+			}
+			files++
+			if strings.Contains(string(b), s) {
+				t.Logf("the token is in %s", path)
+				n++
+			}
+			return nil
+		})
+	}
+	t.Logf("read %d files the screen wrote", files)
+	return n
 }
 
 // descendants lists the processes below pid, from /proc.
