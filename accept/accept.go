@@ -161,6 +161,10 @@ type Options struct {
 	// Power says where env.power reads the firmware's state; nil means
 	// the real system.
 	Power *power.Options
+	// KioskRoot is the directory under which env.kiosk reads the kiosk
+	// screen's set-up (etc/default/acbridge-kiosk, the unit's enable
+	// link); "" means "/".
+	KioskRoot string
 	// Simulation describes the simulated kiosk, "" on real hardware.
 	Simulation string
 

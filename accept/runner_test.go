@@ -36,7 +36,7 @@ func TestEnvironmentOnlyNeedsNobody(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(rep.Steps) != 11 || !rep.Accepted {
+	if len(rep.Steps) != 12 || !rep.Accepted {
 		t.Fatalf("%d steps, accepted %v", len(rep.Steps), rep.Accepted)
 	}
 	for _, s := range rep.Steps {

@@ -342,6 +342,8 @@ func (s *Sim) Apply(o *Options) {
 	o.Technician = s.tech
 	o.Simulation = s.Description
 	o.Power = s.power
+	// The simulated kiosk has no screen unit, whatever this machine has.
+	o.KioskRoot = filepath.Join(s.dir, "root")
 	o.OpenButtons = s.openButtons
 	o.Speaker, o.SpeakerName = s.room, "simulated room's speaker"
 	o.MicDriver = s.room.Mic()

@@ -184,7 +184,7 @@ func TestDoctorFindsTheKeystoreMode(t *testing.T) {
 		t.Fatalf("--json: exit %d, %v\n%s", code, err, out)
 	}
 	ks := rep.Step("env.keystore")
-	if ks == nil || ks.Result != accept.Fail || !strings.HasPrefix(ks.Fix, "chmod 600 ") || len(rep.Steps) != 11 {
+	if ks == nil || ks.Result != accept.Fail || !strings.HasPrefix(ks.Fix, "chmod 600 ") || len(rep.Steps) != 12 {
 		t.Errorf("--json: %+v", rep)
 	}
 }
