@@ -11,6 +11,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/agentcall/acbridge/kiosk"
 )
 
 // The kiosk screen's set-up as the package installs it (docs/kiosk.md),
@@ -75,14 +77,12 @@ func envFileValue(b []byte, key string) string {
 // server answers under its address and under localhost, so either host
 // name is the same page.
 func samePage(pageURL, listen string) bool {
-	u, err := url.Parse(pageURL)
-	if err != nil || u.Scheme != "http" || u.User != nil || u.RawQuery != "" || u.Fragment != "" || (u.Path != "" && u.Path != "/") {
+	got, err := kiosk.PageAddr(pageURL)
+	if err != nil {
 		return false
 	}
-	norm := func(hostport string) string {
-		return strings.Replace(strings.ToLower(hostport), "localhost:", "127.0.0.1:", 1)
-	}
-	return norm(u.Host) == norm(listen)
+	want, err := kiosk.PageAddr("http://" + listen + "/")
+	return err == nil && got == want
 }
 
 // describePageURL names what the screen opens without repeating more of

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/url"
 	"time"
@@ -33,10 +34,11 @@ var ErrNoAnswer = errors.New("kiosk: the page did not answer")
 // and stays there; this is what a launcher waits with. Only loopback URLs
 // are accepted, as only those are ever served.
 func Wait(ctx context.Context, pageURL string, o *WaitOptions) error {
-	health, err := healthURL(pageURL)
+	addr, err := PageAddr(pageURL)
 	if err != nil {
 		return err
 	}
+	health := "http://" + addr + "/healthz"
 	var opt WaitOptions
 	if o != nil {
 		opt = *o
@@ -66,22 +68,25 @@ func Wait(ctx context.Context, pageURL string, o *WaitOptions) error {
 	}
 }
 
-// healthURL checks that pageURL is a kiosk page address and returns its
-// health address. The URL is not repeated in the error: a mistaken one may
+// PageAddr checks that pageURL is a kiosk page address, http://ADDRESS/
+// with ADDRESS a loopback address and port, and returns ADDRESS as the
+// server binds it (localhost as 127.0.0.1), so that it compares with
+// kiosk.listen. The URL is not repeated in the error: a mistaken one may
 // carry something that belongs in no log (a token pasted from a page).
-func healthURL(pageURL string) (string, error) {
+func PageAddr(pageURL string) (string, error) {
 	u, err := url.Parse(pageURL)
 	ok := err == nil && u.Scheme == "http" && u.User == nil && u.RawQuery == "" && !u.ForceQuery &&
 		u.Fragment == "" && (u.Path == "" || u.Path == "/")
+	var host, port string
 	if ok {
-		_, _, err = checkListen(u.Host)
+		host, port, err = checkListen(u.Host)
 		ok = err == nil
 	}
 	if !ok {
 		return "", fmt.Errorf("%w: the page URL must be http://ADDRESS/ with ADDRESS the value of kiosk.listen "+
 			"(a loopback address and a port), like http://127.0.0.1:8080/", ErrNotLoopback)
 	}
-	return "http://" + u.Host + "/healthz", nil
+	return net.JoinHostPort(host, port), nil
 }
 
 // probe asks once. A refused or unanswered connection is ErrNoAnswer; an
