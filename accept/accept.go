@@ -161,10 +161,6 @@ type Options struct {
 	// Power says where env.power reads the firmware's state; nil means
 	// the real system.
 	Power *power.Options
-	// KioskRoot is the directory under which env.kiosk reads the kiosk
-	// screen's set-up (etc/default/acbridge-kiosk, the unit's enable
-	// link); "" means "/".
-	KioskRoot string
 	// Simulation describes the simulated kiosk, "" on real hardware.
 	Simulation string
 
@@ -177,6 +173,11 @@ type Options struct {
 	Recording time.Duration
 	// Tone is how long the speaker tone plays; default 1.5 s.
 	Tone time.Duration
+
+	// KioskRoot is the directory under which env.kiosk reads the kiosk
+	// screen's set-up (etc/default/acbridge-kiosk, the unit's enable
+	// link); "" means "/".
+	KioskRoot string
 }
 
 // Defaults of Options.
