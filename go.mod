@@ -26,6 +26,9 @@ require (
 	go.uber.org/goleak v1.3.0
 	golang.org/x/crypto v0.59.0
 	golang.org/x/image v0.48.0
+	periph.io/x/conn/v3 v3.7.2
+	periph.io/x/devices/v3 v3.7.4
+	periph.io/x/host/v3 v3.8.5
 )
 
 require (

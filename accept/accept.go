@@ -12,6 +12,7 @@ import (
 	"github.com/agentcall/acbridge/button"
 	"github.com/agentcall/acbridge/config"
 	"github.com/agentcall/acbridge/nfc"
+	"github.com/agentcall/acbridge/nfc/rc522"
 	"github.com/agentcall/acbridge/power"
 
 	"github.com/pion/mediadevices/pkg/driver"
@@ -161,6 +162,9 @@ type Options struct {
 	// Power says where env.power reads the firmware's state; nil means
 	// the real system.
 	Power *power.Options
+	// RC522 replaces the options env.rc522 opens the RC522 with; nil
+	// means the ones Config names.
+	RC522 *rc522.Options
 	// Simulation describes the simulated kiosk, "" on real hardware.
 	Simulation string
 

@@ -31,7 +31,7 @@ func (r *runner) agentDownFix() string {
 }
 
 // discover fetches the card once per run.
-func (r *runner) discover(ctx context.Context) (*client.Agent, error) {
+func (r *runner) discover(ctx context.Context) (*client.Discovered, error) {
 	g := r.rig
 	if g.agOnce {
 		return g.agent, g.agErr
@@ -41,7 +41,7 @@ func (r *runner) discover(ctx context.Context) (*client.Agent, error) {
 	return g.agent, g.agErr
 }
 
-func (r *runner) doDiscover(ctx context.Context) (*client.Agent, error) {
+func (r *runner) doDiscover(ctx context.Context) (*client.Discovered, error) {
 	c := r.cfg.Agent
 	if c.URL == "" {
 		return nil, failf("set agent.url in the configuration (see env.config)", "no agent is configured (agent.url)")

@@ -102,6 +102,12 @@ func (r *runner) audioMic(ctx context.Context, t *T) error {
 	t.measure("noiseFloor", audio.DBFS(lv.NoiseFloor), "dBFS")
 	t.measure("dominant", lv.Dominant, "Hz")
 	t.measureDur("recorded", lv.Duration)
+	if rate := mic.Stats().Rate; rate > 0 {
+		t.measure("deviceRate", float64(rate), "Hz")
+		if rate != audio.SampleRate {
+			t.note("the microphone captures at %d Hz; acbridge resamples it to 48 kHz", rate)
+		}
+	}
 	switch {
 	case lv.RMS == 0 || audio.DBFS(lv.RMS) < minMicDBFS:
 		return failf("unmute the capture channel and raise its gain (alsamixer -c N, F4 for capture), or choose the right device in audio.microphone (arecord -l)",

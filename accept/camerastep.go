@@ -19,7 +19,8 @@ const (
 )
 
 func (r *runner) cameraSteps() []*step {
-	settle := r.cfg.Camera.SettleTimeout.Duration
+	// A ribbon camera's capture runs up to camera.timeout instead of settling.
+	settle := max(r.cfg.Camera.SettleTimeout.Duration, r.cfg.Camera.Timeout.Duration)
 	return []*step{{id: "camera.capture", group: GroupCamera, interactive: true, timeout: settle + 20*time.Second,
 		title:       "a photo is captured, settled and encoded within the 0.1 bounds",
 		instruction: "Put an object where a person would show it to the camera; the photo is taken now.",

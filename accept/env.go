@@ -51,7 +51,8 @@ func (r *runner) envSteps() []*step {
 		mk("env.pcscd", "pcscd is reachable", r.envPCSCD),
 		mk("env.polkit", "pcscd (polkit) lets this user in", r.envPolkit),
 		mk("env.pn533", "no pn533 kernel driver holds the reader", r.envPN533),
-		mk("env.camera", "this user may open the camera", r.envCamera),
+		mk("env.rc522", "the RC522 answers on SPI (nfc.driver = \"rc522\")", r.envRC522),
+		longer(mk("env.camera", "this user may open the camera", r.envCamera), rpicamTimeout),
 		mk("env.audio", "this user may open the microphone and speaker", r.envAudio),
 		mk("env.gpio", "this user may open the GPIO chips", r.envGPIO),
 		mk("env.input", "this user may read the button keypads", r.envInput),
@@ -80,7 +81,19 @@ func (r *runner) envConfig(_ context.Context, t *T) error {
 	return nil
 }
 
+// pcscUnused skips a pcscd step on a kiosk whose reader does not go
+// through pcscd: a kiosk without pcscd installed must not fail doctor.
+func (r *runner) pcscUnused() error {
+	if d := r.cfg.NFC.Driver; d != "pcsc" {
+		return skipf("not used: nfc.driver = %q reads tags without pcscd", d)
+	}
+	return nil
+}
+
 func (r *runner) envPCSCD(ctx context.Context, t *T) error {
+	if err := r.pcscUnused(); err != nil {
+		return err
+	}
 	infos, err := r.rig.readers(ctx)
 	switch {
 	case errors.Is(err, nfc.ErrAccessDenied):
@@ -95,6 +108,9 @@ func (r *runner) envPCSCD(ctx context.Context, t *T) error {
 }
 
 func (r *runner) envPolkit(ctx context.Context, t *T) error {
+	if err := r.pcscUnused(); err != nil {
+		return err
+	}
 	_, err := r.rig.readers(ctx)
 	switch {
 	case errors.Is(err, nfc.ErrAccessDenied):
@@ -107,6 +123,9 @@ func (r *runner) envPolkit(ctx context.Context, t *T) error {
 }
 
 func (r *runner) envPN533(ctx context.Context, t *T) error {
+	if err := r.pcscUnused(); err != nil {
+		return err
+	}
 	if n := acr122Note("/sys"); n != "" {
 		t.note("%s", n)
 	}
@@ -142,7 +161,7 @@ func deniedNodes(nodes []string, mode uint32) []string {
 	return denied
 }
 
-func (r *runner) envCamera(_ context.Context, t *T) error {
+func (r *runner) envCamera(ctx context.Context, t *T) error {
 	if !r.cfg.Enabled("photo") {
 		return skipf("the photo modality is not enabled (modalities.enabled)")
 	}
@@ -150,6 +169,9 @@ func (r *runner) envCamera(_ context.Context, t *T) error {
 	if dev == camera.TestDevice {
 		t.note("the test-pattern camera (simulation) has no device node")
 		return nil
+	}
+	if rpi := camera.Pick(ctx, dev); strings.HasPrefix(rpi, camera.RPiPrefix) {
+		return r.envRPiCam(ctx, t, rpi)
 	}
 	var nodes []string
 	if strings.HasPrefix(dev, "/") {
@@ -209,6 +231,9 @@ func (r *runner) envGPIO(_ context.Context, t *T) error {
 	}
 	if r.cfg.LED.Chip != "" {
 		chips = append(chips, r.cfg.LED.Chip)
+	}
+	if n := r.cfg.NFC; n.Driver == "rc522" && n.ResetLine >= 0 {
+		chips = append(chips, n.ResetChip) // the RC522's RST line
 	}
 	slices.Sort(chips)
 	chips = slices.Compact(chips)

@@ -70,7 +70,7 @@ type rig struct {
 	spkOwned bool
 
 	agOnce bool
-	agent  *client.Agent
+	agent  *client.Discovered
 	agErr  error
 	agIn   time.Duration
 
@@ -316,7 +316,7 @@ func (g *rig) openButtons() (button.Source, error) {
 func (g *rig) openMic() (*audio.Mic, error) {
 	if !g.micOnce {
 		g.micOnce = true
-		g.mic, g.micErr = audio.OpenMic(&audio.MicOptions{Device: g.cfg.Audio.Microphone, Driver: g.o.MicDriver, Logger: g.log})
+		g.mic, g.micErr = audio.NewMic(&audio.MicOptions{Device: g.cfg.Audio.Microphone, Driver: g.o.MicDriver, Logger: g.log})
 		if g.mic != nil {
 			g.ident.Microphone = g.mic.Name()
 		}

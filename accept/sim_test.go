@@ -17,11 +17,15 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/agentcall/acbridge/accept"
+	"github.com/agentcall/acbridge/camera/rpicam/rpicamtest"
 	"github.com/agentcall/acbridge/nfc/vpcd"
 	"github.com/agentcall/acbridge/nfc/vpcd/vpcdtest"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+func TestMain(m *testing.M) {
+	rpicamtest.Main() // the rpicam-apps stand-ins of rpicamstep_test.go
+	goleak.VerifyTestMain(m)
+}
 
 // The simulated tags' UIDs: canaries that no output may contain.
 var canaryTags = [2][]byte{
@@ -117,8 +121,9 @@ func runSim(t *testing.T, so accept.SimOptions, tune func(*accept.Sim, *accept.O
 func requireVPCD(t *testing.T) { vpcdtest.Require(t) }
 
 // notApplicable are the steps the simulated kiosk has nothing for: it has
-// no GPIO lines (no software stand-in exists for them).
-var notApplicable = map[string]bool{"env.gpio": true}
+// no GPIO lines (no software stand-in exists for them) and reads tags
+// through PC/SC, not an RC522 or PN532 board.
+var notApplicable = map[string]bool{"env.gpio": true, "env.rc522": true, "env.pn532": true}
 
 func TestSimulatedAcceptancePasses(t *testing.T) {
 	requireVPCD(t)

@@ -3,14 +3,15 @@ package accept
 import (
 	"context"
 	"fmt"
+	"io"
 	"math"
-	"os"
 	"sync"
 	"time"
 
 	"github.com/agentcall/acbridge/audio"
 	"github.com/agentcall/acbridge/button/evdev"
 	"github.com/agentcall/acbridge/nfc/vpcd"
+	"github.com/agentcall/acbridge/station/sim"
 )
 
 // simTech is the simulated technician. It acts on the simulated hardware
@@ -55,7 +56,7 @@ func (m *simTech) Do(ctx context.Context, p Prompt) <-chan struct{} {
 		m.say("shows an object to the camera")
 	case ActSpeak:
 		m.say("speaks (a generated voice) into the simulated room")
-		m.s.room.Talk(audio.SpeechLike(m.s.talk, 180, 21))
+		m.s.Room.Talk(audio.SpeechLike(m.s.talk, 180, 21))
 	}
 	m.s.wg.Add(1)
 	go func() {
@@ -87,41 +88,19 @@ func (m *simTech) act(ctx context.Context, p Prompt) error {
 }
 
 // place lifts whatever is on the reader and puts the card with uid there.
-func (m *simTech) place(ctx context.Context, uid []byte) error {
-	if err := m.lift(ctx); err != nil {
-		return err
-	}
-	if m.s.inproc != nil {
-		m.s.inproc.Tap(uid)
-		return nil
-	}
-	return m.s.card.Insert(ctx, uid)
-}
+func (m *simTech) place(ctx context.Context, uid []byte) error { return m.s.Place(ctx, uid) }
 
-// lift takes the card off and, on vpcd, waits until pcscd has seen it go:
-// pcscd polls the driver, and a card put back before the next poll would
-// look as if it never left, so the reader would not read it again.
-func (m *simTech) lift(ctx context.Context) error {
-	if m.s.inproc != nil {
-		m.s.inproc.Remove()
-		return nil
-	}
-	if !m.s.card.Inserted() {
-		return nil
-	}
-	m.s.card.Remove()
-	m.s.waitEmpty(ctx)
-	return ctx.Err()
-}
+// lift takes the card off the reader.
+func (m *simTech) lift(ctx context.Context) error { return m.s.Lift(ctx) }
 
 // press writes a press and a release of control's key as a keypad with a
 // bouncing contact sends them: the contact chatters for a few
 // milliseconds on the way down and on the way up.
 func (m *simTech) press(ctx context.Context, step, control string) error {
 	var code uint16
-	for _, k := range simKeys {
-		if k.control == control {
-			c, err := evdev.ParseKey(k.key)
+	for _, k := range sim.Keys {
+		if k.Control == control {
+			c, err := evdev.ParseKey(k.Key)
 			if err != nil {
 				return err
 			}
@@ -147,7 +126,7 @@ func (m *simTech) press(ctx context.Context, step, control string) error {
 	m.mu.Lock()
 	m.acted[step] = time.Now()
 	m.mu.Unlock()
-	if err := writeAll(m.s.fifoW, down(nil, time.Now())); err != nil {
+	if err := writeAll(m.s.Keypad, down(nil, time.Now())); err != nil {
 		return err
 	}
 	select {
@@ -155,10 +134,10 @@ func (m *simTech) press(ctx context.Context, step, control string) error {
 		return ctx.Err()
 	case <-time.After(80 * time.Millisecond):
 	}
-	return writeAll(m.s.fifoW, up(nil, time.Now()))
+	return writeAll(m.s.Keypad, up(nil, time.Now()))
 }
 
-func writeAll(f *os.File, b []byte) error {
+func writeAll(f io.Writer, b []byte) error {
 	_, err := f.Write(b)
 	return err
 }
@@ -194,7 +173,7 @@ func (m *simTech) Ask(_ context.Context, p Prompt) (bool, error) {
 // listen checks what the speaker got since the last time: the tone at its
 // pitch and at an audible level.
 func (m *simTech) listen() (bool, string) {
-	all := m.s.room.Samples()
+	all := m.s.Room.Samples()
 	m.mu.Lock()
 	from := min(m.heardFrom, len(all))
 	m.heardFrom = len(all)

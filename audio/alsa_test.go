@@ -192,40 +192,12 @@ func TestALSAChildMic(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer p.Close()
-	mic, err := audio.OpenMic(&audio.MicOptions{Device: "acbridge_rec", Echo: p})
+	mic, err := audio.NewMic(&audio.MicOptions{Device: "acbridge_rec", Echo: p})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer mic.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	if err := mic.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
-	dec, err := audio.NewDecoder()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var pcm []int16
-	for len(pcm) < audio.SampleRate {
-		pkt, err := mic.ReadPacket(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		frame, err := dec.Decode(pkt.Data)
-		if err != nil {
-			t.Fatal(err)
-		}
-		pcm = append(pcm, frame...)
-	}
-	if err := mic.Stop(); err != nil {
-		t.Fatal(err)
-	}
-	b := make([]byte, 2*len(pcm))
-	for i, s := range pcm {
-		binary.LittleEndian.PutUint16(b[2*i:], uint16(s))
-	}
-	if err := os.WriteFile(filepath.Join(dir, "captured.raw"), b, 0o600); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, "captured.raw"), rawBytes(captureWith(t, mic)), 0o600); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -55,7 +55,7 @@ func BenchmarkEncodeDecodeFrame(b *testing.B) {
 // ns/op is therefore about 20 ms of wall time, and the CPU the whole
 // process spent meanwhile (Go runtime included) is reported per frame.
 func BenchmarkMicCaptureEncodeDecode(b *testing.B) {
-	m, err := audio.OpenMic(&audio.MicOptions{Device: audio.TestDevice})
+	m, err := audio.NewMic(&audio.MicOptions{Device: audio.TestDevice})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -29,15 +29,21 @@ type Device struct {
 	Name    string // human-readable description, may be empty
 	Default bool   // the backend's default capture device
 	Test    bool   // TestDevice
+	// Rates are the device's native capture rates in Hz, as Microphones
+	// probed them; empty when the backend takes any rate (PulseAudio,
+	// ALSA plug devices list every standard rate instead). A capture at
+	// another rate than 48 kHz is resampled, never refused.
+	Rates []int
 }
 
 // Microphones lists the capture devices that a Mic can open, default
-// first. Placeholders that capture silence (ALSA's "null" PCM, miniaudio's
-// null backend) are left out: a kiosk without a microphone must say so
-// instead of sending silence.
+// first, with their native rates (each device is opened briefly to read
+// them, so a device in use may be missing). Placeholders that capture
+// silence (ALSA's "null" PCM, miniaudio's null backend) are left out: a
+// kiosk without a microphone must say so instead of sending silence.
 func Microphones() []Device {
 	var out []Device
-	for _, c := range candidates() {
+	for _, c := range candidates(true) {
 		if !c.null {
 			out = append(out, c.dev)
 		}
@@ -51,10 +57,10 @@ type candidate struct {
 	null bool
 }
 
-func candidates() []candidate {
+func candidates(probe bool) []candidate {
 	// The host's devices are listed on each call (see hostDrivers); the
 	// manager holds only the test microphone.
-	drivers := append(hostDrivers(), driver.GetManager().Query(driver.FilterAnd(
+	drivers := append(hostDrivers(probe), driver.GetManager().Query(driver.FilterAnd(
 		driver.FilterDeviceType(driver.Microphone),
 		driver.FilterAudioRecorder(),
 	))...)
@@ -74,6 +80,9 @@ func describe(d driver.Driver) candidate {
 		return c
 	}
 	c.dev.ID = decodeLabel(info.Label)
+	if h, ok := d.(*hostMic); ok {
+		c.dev.Rates = h.nativeRates()
+	}
 	c.dev.Default = info.Priority == driver.PriorityHigh
 	c.null = c.dev.ID == "null" || strings.HasPrefix(info.Name, "NULL ")
 	return c

@@ -92,8 +92,22 @@ func TestPickProp(t *testing.T) {
 	if p, err := pickProp([]prop.Media{{Audio: prop.Audio{SampleRate: 48000}}}); err != nil || p.ChannelCount != 1 {
 		t.Fatalf("any channel count: %+v %v", p, err)
 	}
-	if _, err := pickProp(ps[:1]); !errors.Is(err, ErrBadConfig) {
-		t.Fatalf("44.1 kHz only: %v", err)
+	// Without 48 kHz, the highest rate, resampled later; never refused.
+	other := []prop.Media{
+		{Audio: prop.Audio{SampleRate: 16000, ChannelCount: 1}},
+		{Audio: prop.Audio{SampleRate: 44100, ChannelCount: 2}},
+		{Audio: prop.Audio{SampleRate: 32000, ChannelCount: 1}},
+		{Audio: prop.Audio{SampleRate: 44100, ChannelCount: 1}},
+	}
+	if p, err := pickProp(other); err != nil || p.SampleRate != 44100 || p.ChannelCount != 1 {
+		t.Fatalf("no 48 kHz: %+v %v", p, err)
+	}
+	// The host driver's "own rate" (0) ranks below 48 kHz.
+	if p, err := pickProp([]prop.Media{{Audio: prop.Audio{ChannelCount: 1}}, ps[2]}); err != nil || p.SampleRate != 48000 {
+		t.Fatalf("own rate and 48 kHz: %+v %v", p, err)
+	}
+	if _, err := pickProp(nil); !errors.Is(err, ErrBadConfig) {
+		t.Fatalf("no format: %v", err)
 	}
 }
 

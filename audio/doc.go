@@ -13,7 +13,10 @@
 //     written by the transport with track.WriteSample. The device is open
 //     only between Start and Stop, so the microphone (and its LED) is off
 //     between explicit turns and between engagements (DESIGN.md,
-//     principle 3).
+//     principle 3). Every Start looks the device up again, so a microphone
+//     plugged in (or back in) after the start is found; it is opened at
+//     its own rate and format, miniaudio converts the sample format and
+//     libspeexdsp's resampler the rate to 48 kHz (resample.go).
 //   - Decoder turns the agent's RTP Opus payloads (RFC 7587) back into
 //     48 kHz mono PCM through libopus (github.com/hraban/opus), with packet
 //     loss concealment for gaps.

@@ -34,16 +34,20 @@ func (o *EncoderOptions) bitrate() (int, error) {
 
 // newOpusEncoder builds mediadevices' Opus encoder over r, down-mixed to
 // mono first: mediadevices encodes with as many channels as its input
-// has, and the profile wants one. A Processor, if given, cleans the mono
-// audio before encoding.
-func newOpusEncoder(r mdaudio.Reader, bitrate int, p *Processor) (codec.ReadCloser, error) {
+// has, and the profile wants one. Audio at another rate than SampleRate
+// is then resampled (resample.go), after the down-mix so that only one
+// channel goes through the filter; onRate, if set, is told the rate r
+// delivers. A Processor, if given, cleans the 48 kHz mono audio before
+// encoding.
+func newOpusEncoder(r mdaudio.Reader, bitrate int, p *Processor, onRate func(int)) (codec.ReadCloser, error) {
 	params, err := opus.NewParams()
 	if err != nil {
 		return nil, fmt.Errorf("audio: opus parameters: %w", err)
 	}
 	params.BitRate = bitrate
 	params.Latency = opus.Latency20ms
-	mono := mdaudio.NewChannelMixer(Channels, &mixer.MonoMixer{})(r)
+	rs := newResampleReader(mdaudio.NewChannelMixer(Channels, &mixer.MonoMixer{})(r), onRate)
+	var mono mdaudio.Reader = rs
 	if p != nil {
 		mono = newProcessReader(mono, p)
 	}
@@ -54,7 +58,19 @@ func newOpusEncoder(r mdaudio.Reader, bitrate int, p *Processor) (codec.ReadClos
 	if err != nil {
 		return nil, fmt.Errorf("audio: opus encoder: %w", err)
 	}
-	return enc, nil
+	return &resamplingEncoder{ReadCloser: enc, rs: rs}, nil
+}
+
+// resamplingEncoder frees the resampler with the encoder that reads it.
+type resamplingEncoder struct {
+	codec.ReadCloser
+	rs *resampleReader
+}
+
+func (e *resamplingEncoder) Close() error {
+	err := e.ReadCloser.Close()
+	e.rs.close()
+	return err
 }
 
 // Encoder encodes PCM frames the caller already has (the reference agent's
@@ -83,7 +99,7 @@ func NewEncoder(opts *EncoderOptions) (*Encoder, error) {
 		e.next = nil
 		return chunk, func() {}, nil
 	})
-	if e.enc, err = newOpusEncoder(src, rate, nil); err != nil {
+	if e.enc, err = newOpusEncoder(src, rate, nil, nil); err != nil {
 		return nil, err
 	}
 	return e, nil

@@ -17,7 +17,7 @@ func writeSample(data []byte, d time.Duration) error { return nil }
 // turn starts and stops the microphone, and the turn is committed once
 // its last packet has been written.
 func ExampleMic() {
-	mic, err := audio.OpenMic(&audio.MicOptions{Device: audio.TestDevice})
+	mic, err := audio.NewMic(&audio.MicOptions{Device: audio.TestDevice})
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"sync"
 	"time"
 
@@ -39,8 +40,12 @@ func freeContext(ctx *malgo.AllocatedContext) {
 
 // hostDrivers lists the host's capture devices, each as a driver that
 // opens its own context when a run starts. The listing's context is closed
-// before returning.
-func hostDrivers() []driver.Driver {
+// before returning. With probe, each device is also opened to read its
+// native formats, and those that do not open are left out (Microphones,
+// for the operator, and the choice of a default); without, the listing
+// only reads names, which is all a capture needs to find a named device
+// and is cheap enough to repeat before every capture run.
+func hostDrivers(probe bool) []driver.Driver {
 	ctx, err := newContext(nil)
 	if err != nil {
 		return nil
@@ -52,13 +57,18 @@ func hostDrivers() []driver.Driver {
 	}
 	out := make([]driver.Driver, 0, len(devs))
 	for _, d := range devs {
-		info, err := ctx.DeviceInfo(malgo.Capture, d.ID, malgo.Shared)
-		if err != nil {
-			continue
+		h := &hostMic{id: d.ID, state: driver.StateClosed}
+		name, isDefault := d.Name(), d.IsDefault != 0
+		if probe {
+			info, err := ctx.DeviceInfo(malgo.Capture, d.ID, malgo.Shared)
+			if err != nil {
+				continue
+			}
+			h.formats = info.Formats
+			name, isDefault = info.Name(), isDefault || info.IsDefault != 0
 		}
-		h := &hostMic{id: d.ID, formats: info.Formats, state: driver.StateClosed}
-		h.info = driver.Info{Label: d.ID.String(), DeviceType: driver.Microphone, Priority: driver.PriorityNormal, Name: info.Name()}
-		if info.IsDefault != 0 {
+		h.info = driver.Info{Label: d.ID.String(), DeviceType: driver.Microphone, Priority: driver.PriorityNormal, Name: name}
+		if isDefault {
 			h.info.Priority = driver.PriorityHigh
 		}
 		out = append(out, h)
@@ -125,30 +135,38 @@ func (h *hostMic) Close() error {
 	return nil
 }
 
-// Properties offers each of the device's sample formats miniaudio can hand
-// over (16-bit integer or 32-bit float, interleaved) at 48 kHz, in 20 ms
-// periods; miniaudio converts the rate.
+// Properties offers one format: 16-bit mono at the device's own rate
+// (SampleRate 0). The layers split the conversion so that each does what
+// it does well: miniaudio converts the sample format (S24_3LE, S32, float
+// and the like to 16-bit, exactly but for the bits below 16 that a
+// microphone's noise floor fills anyway) and down-mixes, while the rate is
+// left alone, because miniaudio's own resampler is linear and aliases;
+// the capture resamples to 48 kHz with libspeexdsp instead (resample.go).
+// ALSA's plug layer converts nothing either (see AudioRecord), so one
+// conversion happens in one known place, unless the device offers only
+// formats miniaudio cannot read.
 func (h *hostMic) Properties() []prop.Media {
-	var out []prop.Media
+	return []prop.Media{{Audio: prop.Audio{
+		ChannelCount:  Channels,
+		SampleSize:    2,
+		IsBigEndian:   binary.NativeEndian.Uint16([]byte{0, 1}) == 1,
+		IsInterleaved: true,
+		Latency:       FrameDuration,
+	}}}
+}
+
+// nativeRates lists the distinct sample rates of the device's native
+// formats, as probed by hostDrivers(true); empty when not probed or when
+// the backend takes any rate.
+func (h *hostMic) nativeRates() []int {
+	var rates []int
 	for _, f := range h.formats {
-		p := prop.Media{Audio: prop.Audio{
-			ChannelCount:  int(f.Channels),
-			SampleRate:    SampleRate,
-			IsBigEndian:   binary.NativeEndian.Uint16([]byte{0, 1}) == 1,
-			IsInterleaved: true,
-			Latency:       FrameDuration,
-		}}
-		switch malgo.FormatType(f.Format) {
-		case malgo.FormatS16:
-			p.SampleSize = 2
-		case malgo.FormatF32:
-			p.SampleSize, p.IsFloat = 4, true
-		default:
-			continue
+		if r := int(f.SampleRate); r > 0 && !slices.Contains(rates, r) {
+			rates = append(rates, r)
 		}
-		out = append(out, p)
 	}
-	return out
+	slices.Sort(rates)
+	return rates
 }
 
 // AudioRecord starts the device in p's format and returns a reader of its
@@ -161,12 +179,16 @@ func (h *hostMic) AudioRecord(p prop.Media) (mdaudio.Reader, error) {
 	cfg := malgo.DefaultDeviceConfig(malgo.Capture)
 	cfg.PerformanceProfile = malgo.LowLatency
 	cfg.Capture.Channels = uint32(p.ChannelCount)
+	// 0 is the device's own rate: miniaudio then opens the device at it
+	// (ALSA: the native rate nearest 48 kHz, with ALSA's resampling off;
+	// PulseAudio: the source's rate) and does not resample.
 	cfg.SampleRate = uint32(p.SampleRate)
 	cfg.PeriodSizeInMilliseconds = uint32(p.Latency / time.Millisecond)
 	cfg.Capture.Format = malgo.FormatS16
 	if p.IsFloat {
 		cfg.Capture.Format = malgo.FormatF32
 	}
+	cfg.Alsa.NoAutoFormat = 1 // miniaudio converts the format, not ALSA's plug
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.ctx == nil {
@@ -180,7 +202,7 @@ func (h *hostMic) AudioRecord(p prop.Media) (mdaudio.Reader, error) {
 	defer cfree(id)
 	cfg.Capture.DeviceID = id
 	chunks, done := make(chan []byte, 1), make(chan struct{})
-	dev, err := malgo.InitDevice(h.ctx.Context, cfg, malgo.DeviceCallbacks{
+	callbacks := malgo.DeviceCallbacks{
 		Data: func(_, in []byte, _ uint32) {
 			// in is miniaudio's buffer, reused after the callback returns.
 			select {
@@ -188,7 +210,14 @@ func (h *hostMic) AudioRecord(p prop.Media) (mdaudio.Reader, error) {
 			case <-done:
 			}
 		},
-	})
+	}
+	dev, err := malgo.InitDevice(h.ctx.Context, cfg, callbacks)
+	if err != nil && cfg.Alsa.NoAutoFormat != 0 {
+		// A format miniaudio cannot read (S24_LE, 24 bits in 4 bytes, as
+		// some I2S codecs offer): ALSA's plug layer converts it after all.
+		cfg.Alsa.NoAutoFormat = 0
+		dev, err = malgo.InitDevice(h.ctx.Context, cfg, callbacks)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -197,7 +226,8 @@ func (h *hostMic) AudioRecord(p prop.Media) (mdaudio.Reader, error) {
 		return nil, err
 	}
 	h.dev, h.chunks, h.done, h.state = dev, chunks, done, driver.StateRunning
-	channels, rate := p.ChannelCount, p.SampleRate
+	// What the device was opened at, which with rate 0 is its own.
+	channels, rate := int(dev.CaptureChannels()), int(dev.SampleRate())
 	return mdaudio.ReaderFunc(func() (wave.Audio, func(), error) {
 		chunk, ok := <-chunks
 		if !ok {

@@ -46,7 +46,7 @@ func TestHostMicrophoneRun(t *testing.T) {
 	if _, err := os.Stat("/usr/share/alsa/alsa.conf"); err != nil {
 		t.Skip("no alsa-lib configuration: ", err)
 	}
-	m, err := audio.OpenMic(&audio.MicOptions{Device: "null"})
+	m, err := audio.NewMic(&audio.MicOptions{Device: "null"})
 	if err != nil {
 		t.Fatal(err)
 	}

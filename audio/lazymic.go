@@ -5,15 +5,15 @@ import "sync"
 // LazyMic resolves a microphone the first time one is asked for, so that a
 // process that never carries voice (a daemon serving text agents) never
 // loads the sound system: resolving lists the host's devices, which opens
-// a sound-system context. The outcome of the first Open is kept.
+// a sound-system context. A resolved Mic is kept (it looks its device up
+// again at every Start); a failed resolution is not, so the next Open
+// finds a microphone plugged in since.
 type LazyMic struct {
 	opts MicOptions
 
 	mu     sync.Mutex
-	done   bool
 	closed bool
 	mic    *Mic
-	err    error
 }
 
 // NewLazyMic returns a LazyMic for opts (nil: the default microphone);
@@ -26,19 +26,22 @@ func NewLazyMic(opts *MicOptions) *LazyMic {
 	return l
 }
 
-// Open returns the microphone as OpenMic resolves it, resolving it on the
-// first call; later calls return the same Mic or error.
+// Open returns the microphone as NewMic resolves it, resolving it on the
+// first call and again after a call that found none; once resolved, later
+// calls return the same Mic.
 func (l *LazyMic) Open() (*Mic, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.closed {
 		return nil, ErrClosed
 	}
-	if !l.done {
-		l.mic, l.err = OpenMic(&l.opts)
-		l.done = true
+	if l.mic == nil {
+		var err error
+		if l.mic, err = NewMic(&l.opts); err != nil {
+			return nil, err
+		}
 	}
-	return l.mic, l.err
+	return l.mic, nil
 }
 
 // Close closes the microphone if Open resolved one; Open then returns

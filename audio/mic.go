@@ -12,7 +12,6 @@ import (
 
 	"github.com/pion/mediadevices/pkg/codec"
 	"github.com/pion/mediadevices/pkg/driver"
-	"github.com/pion/mediadevices/pkg/prop"
 )
 
 // DefaultQueue is how many packets (5 s of audio) a Mic keeps for a reader
@@ -33,7 +32,8 @@ const maxCatchUp = 2 * time.Second
 type MicOptions struct {
 	// Device is "" for the default host microphone, TestDevice for
 	// mediadevices' test tone, or a device's ID, mediadevices label or name
-	// as Microphones lists them.
+	// as Microphones lists them. A host microphone is looked up again at
+	// every Start, so one plugged in (or back in) later is found.
 	Device string
 	// Driver, when set, is used instead of looking up Device: a
 	// mediadevices driver that also implements driver.AudioRecorder
@@ -49,11 +49,14 @@ type MicOptions struct {
 	Echo *Processor
 }
 
-// MicStats count a Mic's work since OpenMic.
+// MicStats count a Mic's work since NewMic.
 type MicStats struct {
 	Runs    int // completed or current Start..Stop runs
 	Packets int // packets encoded
 	Dropped int // packets dropped because no reader kept up
+	// Rate is the sample rate in Hz the device delivered in the last run,
+	// 0 before one; audio at another rate than SampleRate was resampled.
+	Rate int
 }
 
 // Mic captures a microphone as 20 ms Opus packets. The device is opened by
@@ -64,14 +67,16 @@ type MicStats struct {
 // keeps a single reader for the whole session, which blocks between runs.
 type Mic struct {
 	log      *slog.Logger
-	drv      driver.Driver
-	rec      driver.AudioRecorder
-	name     string
+	want     string // MicOptions.Device
+	fixed    bool   // a given driver or TestDevice: never looked up again
 	bitrate  int
 	maxQueue int
 	echo     *Processor
 
 	mu      sync.Mutex
+	drv     driver.Driver        // the device of the last lookup
+	rec     driver.AudioRecorder // drv as a recorder
+	name    string               // drv's ID
 	closed  bool
 	run     *micRun
 	queue   []Packet
@@ -85,6 +90,7 @@ type Mic struct {
 // micRun is one Start..Stop capture; its pump goroutine is owned by the
 // run and waited for by whoever stops it.
 type micRun struct {
+	name     string // the device's ID, for logs and errors
 	enc      codec.ReadCloser
 	stop     chan struct{} // closed to ask the pump to end after its frame
 	done     chan struct{} // closed when the pump has released everything
@@ -97,9 +103,9 @@ type micRun struct {
 	err      error        // why the run ended, if not Stop; read after done
 }
 
-// OpenMic resolves the microphone without opening it, so that a missing
-// device is reported at configuration time.
-func OpenMic(opts *MicOptions) (*Mic, error) {
+// NewMic resolves the microphone without opening it, so that a missing
+// device is reported when the Mic is made. Start looks it up again.
+func NewMic(opts *MicOptions) (*Mic, error) {
 	if opts == nil {
 		opts = &MicOptions{}
 	}
@@ -112,6 +118,8 @@ func OpenMic(opts *MicOptions) (*Mic, error) {
 	}
 	m := &Mic{
 		log:      opts.Logger,
+		want:     opts.Device,
+		fixed:    opts.Driver != nil || opts.Device == TestDevice,
 		bitrate:  rate,
 		maxQueue: opts.Queue,
 		echo:     opts.Echo,
@@ -124,21 +132,15 @@ func OpenMic(opts *MicOptions) (*Mic, error) {
 	if m.maxQueue == 0 {
 		m.maxQueue = DefaultQueue
 	}
-	d := opts.Driver
-	if d == nil {
-		c, err := selectMic(candidates(), opts.Device)
-		if err != nil {
-			return nil, err
-		}
-		d, m.name = c.drv, c.dev.ID
-	} else {
-		m.name = describe(d).dev.ID
+	var c candidate
+	if opts.Driver != nil {
+		c = describe(opts.Driver)
+	} else if c, err = selectMic(listFor(opts.Device), opts.Device); err != nil {
+		return nil, err
 	}
-	rec, ok := d.(driver.AudioRecorder)
-	if !ok {
-		return nil, fmt.Errorf("%w: driver %q records no audio", ErrBadConfig, m.name)
+	if err := m.use(c); err != nil {
+		return nil, err
 	}
-	m.drv, m.rec = d, rec
 	return m, nil
 }
 
@@ -165,8 +167,12 @@ func (m *Mic) CancelsEcho() bool {
 	return m.echo.Cancels()
 }
 
-// Name is the ID of the microphone in use.
-func (m *Mic) Name() string { return m.name }
+// Name is the ID of the microphone in use, as last looked up.
+func (m *Mic) Name() string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.name
+}
 
 // Start opens the device and captures until Stop, Close or the end of ctx,
 // whichever comes first. Starting a running Mic returns ErrRunning.
@@ -181,6 +187,9 @@ func (m *Mic) Start(ctx context.Context) error {
 	}
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("audio: start microphone: %w", err)
+	}
+	if err := m.lookUp(); err != nil {
+		return err
 	}
 	if err := m.drv.Open(); err != nil {
 		return m.deviceError(err)
@@ -197,12 +206,14 @@ func (m *Mic) Start(ctx context.Context) error {
 		m.drv.Close()
 		return m.deviceError(err)
 	}
-	enc, err := newOpusEncoder(r, m.bitrate, m.echo)
+	name := m.name
+	enc, err := newOpusEncoder(r, m.bitrate, m.echo, func(rate int) { m.deviceRate(name, rate) })
 	if err != nil {
 		m.drv.Close()
 		return err
 	}
 	run := &micRun{
+		name:     name,
 		enc:      enc,
 		stop:     make(chan struct{}),
 		done:     make(chan struct{}),
@@ -212,7 +223,7 @@ func (m *Mic) Start(ctx context.Context) error {
 	m.run = run
 	m.stats.Runs++
 	m.broadcast()
-	m.log.Debug("audio: microphone started", "device", m.name)
+	m.log.Debug("audio: microphone started", "device", name)
 	go m.pump(ctx, run)
 	return nil
 }
@@ -222,29 +233,6 @@ func (m *Mic) deviceError(err error) error {
 		return fmt.Errorf("audio: open microphone %q: %w", m.name, err)
 	}
 	return deviceError("microphone", m.name, err)
-}
-
-// pickProp takes the device's 48 kHz format, mono if it has one; the
-// encoder down-mixes otherwise. A channel count of 0 is miniaudio's "any"
-// and is asked for as mono, which miniaudio then converts to. mediadevices'
-// drivers list formats only while open.
-func pickProp(ps []prop.Media) (prop.Media, error) {
-	best := -1
-	for i := range ps {
-		if ps[i].ChannelCount <= 0 {
-			ps[i].ChannelCount = Channels
-		}
-		if ps[i].SampleRate != SampleRate {
-			continue
-		}
-		if best < 0 || (ps[i].ChannelCount == Channels && ps[best].ChannelCount != Channels) {
-			best = i
-		}
-	}
-	if best < 0 {
-		return prop.Media{}, fmt.Errorf("%w: the device offers no 48 kHz capture format", ErrBadConfig)
-	}
-	return ps[best], nil
 }
 
 // pump moves encoded packets into the queue until asked to stop, then
@@ -274,12 +262,12 @@ loop:
 		if err != nil {
 			switch {
 			case run.stalled.Load():
-				run.err = fmt.Errorf("%w (microphone %q, after %d packets)", ErrStalled, m.name, n)
+				run.err = fmt.Errorf("%w (microphone %q, after %d packets)", ErrStalled, run.name, n)
 			case !errors.Is(err, io.EOF):
-				run.err = fmt.Errorf("audio: microphone %q failed after %d packets: %w", m.name, n, err)
+				run.err = fmt.Errorf("audio: microphone %q failed after %d packets: %w", run.name, n, err)
 			}
 			if run.err != nil {
-				m.log.Warn("audio: capture ended", "device", m.name, "packets", n, "err", err)
+				m.log.Warn("audio: capture ended", "device", run.name, "packets", n, "err", err)
 			}
 			break loop
 		}
@@ -304,7 +292,7 @@ loop:
 	devErr := run.closeDev()
 	run.enc.Close()
 	if run.err == nil && devErr != nil {
-		run.err = fmt.Errorf("audio: close microphone %q: %w", m.name, devErr)
+		run.err = fmt.Errorf("audio: close microphone %q: %w", run.name, devErr)
 	}
 	m.mu.Lock()
 	if m.run == run {
@@ -313,7 +301,7 @@ loop:
 	m.failed = run.err
 	m.broadcast()
 	m.mu.Unlock()
-	m.log.Debug("audio: microphone stopped", "device", m.name, "packets", n)
+	m.log.Debug("audio: microphone stopped", "device", run.name, "packets", n)
 }
 
 func (m *Mic) push(p Packet) {
@@ -379,7 +367,7 @@ wait:
 				grace.Reset(stopGrace)
 				continue
 			}
-			m.log.Warn("audio: microphone delivered no frame while stopping; closing it under the reader", "device", m.name)
+			m.log.Warn("audio: microphone delivered no frame while stopping; closing it under the reader", "device", run.name)
 			run.stalled.Store(true)
 			run.closeDev()
 			<-run.done

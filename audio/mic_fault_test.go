@@ -80,7 +80,7 @@ func (f *faultyMic) AudioRecord(p prop.Media) (mdaudio.Reader, error) {
 
 func TestMicStopsHungDevice(t *testing.T) {
 	dev := &faultyMic{frames: 3}
-	m, err := audio.OpenMic(&audio.MicOptions{Driver: dev})
+	m, err := audio.NewMic(&audio.MicOptions{Driver: dev})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,7 +106,7 @@ func TestMicStopsHungDevice(t *testing.T) {
 func TestMicReportsDeviceFailure(t *testing.T) {
 	boom := errors.New("EIO")
 	dev := &faultyMic{frames: 2, fail: boom}
-	m, err := audio.OpenMic(&audio.MicOptions{Driver: dev})
+	m, err := audio.NewMic(&audio.MicOptions{Driver: dev})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -163,7 +163,7 @@ func TestMicStopCatchesUp(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := audio.OpenMic(&audio.MicOptions{Driver: &stallingDriver{Driver: d, stall: 400 * time.Millisecond}})
+	m, err := audio.NewMic(&audio.MicOptions{Driver: &stallingDriver{Driver: d, stall: 400 * time.Millisecond}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -26,7 +26,7 @@ func countingMic(t *testing.T, opts audio.MicOptions) (*audio.Mic, *audiotest.Co
 		t.Fatal(err)
 	}
 	opts.Driver = cd
-	m, err := audio.OpenMic(&opts)
+	m, err := audio.NewMic(&opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,7 +62,7 @@ func readAll(ctx context.Context, m *audio.Mic) (<-chan audio.Packet, func() []a
 }
 
 func TestMicTestToneOneSecond(t *testing.T) {
-	m, err := audio.OpenMic(&audio.MicOptions{Device: audio.TestDevice})
+	m, err := audio.NewMic(&audio.MicOptions{Device: audio.TestDevice})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -145,7 +145,7 @@ func TestMicOpenOnlyWhileRunning(t *testing.T) {
 			t.Fatalf("%s: Running() = %v", step, m.Running())
 		}
 	}
-	check("after OpenMic", 0, 0, false)
+	check("after NewMic", 0, 0, false)
 	for turn := 1; turn <= 3; turn++ {
 		if err := m.Start(ctx); err != nil {
 			t.Fatal(err)
@@ -332,14 +332,14 @@ func TestMicQueueDropsOldest(t *testing.T) {
 	}
 }
 
-func TestOpenMicErrors(t *testing.T) {
-	if _, err := audio.OpenMic(&audio.MicOptions{Device: "no-such-microphone"}); !errors.Is(err, audio.ErrNoMicrophone) {
+func TestNewMicErrors(t *testing.T) {
+	if _, err := audio.NewMic(&audio.MicOptions{Device: "no-such-microphone"}); !errors.Is(err, audio.ErrNoMicrophone) {
 		t.Errorf("unknown device: %v, want ErrNoMicrophone", err)
 	}
-	if _, err := audio.OpenMic(&audio.MicOptions{Device: audio.TestDevice, Encoder: audio.EncoderOptions{Bitrate: 1}}); !errors.Is(err, audio.ErrBadConfig) {
+	if _, err := audio.NewMic(&audio.MicOptions{Device: audio.TestDevice, Encoder: audio.EncoderOptions{Bitrate: 1}}); !errors.Is(err, audio.ErrBadConfig) {
 		t.Errorf("bitrate 1: %v, want ErrBadConfig", err)
 	}
-	if _, err := audio.OpenMic(&audio.MicOptions{Device: audio.TestDevice, Queue: -1}); !errors.Is(err, audio.ErrBadConfig) {
+	if _, err := audio.NewMic(&audio.MicOptions{Device: audio.TestDevice, Queue: -1}); !errors.Is(err, audio.ErrBadConfig) {
 		t.Errorf("negative queue: %v, want ErrBadConfig", err)
 	}
 	for _, d := range audio.Microphones() {

@@ -25,7 +25,7 @@ func TestSoundLibrariesStayQuiet(t *testing.T) {
 		if _, err := audio.Speakers(); err != nil && !errors.Is(err, audio.ErrNoSpeaker) {
 			t.Errorf("Speakers: %v", err)
 		}
-		if mic, err := audio.OpenMic(nil); err == nil {
+		if mic, err := audio.NewMic(nil); err == nil {
 			mic.Close()
 		}
 		return

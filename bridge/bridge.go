@@ -123,7 +123,7 @@ type Bridge struct {
 	wg      sync.WaitGroup
 	up      time.Time  // when the last session was established
 	voiceIn *heardSink // the Speaker, noting the agent's voice; nil without one
-	micOnce sync.Once
+	micMu   sync.Mutex
 	micDev  *audio.Mic // see mic
 }
 
@@ -205,7 +205,7 @@ func (b *Bridge) Run(ctx context.Context) error {
 		b.o.Metrics.reconnect()
 		delay := bo.Next()
 		b.log.Warn("agent session ended; reconnecting", "err", err, "in", delay.Round(time.Millisecond), "attempt", bo.Failures())
-		b.show(notice.Notice{Kind: notice.Disconnected, Text: fmt.Sprintf("%s — retrying in %s", why(err), delay.Round(100*time.Millisecond))})
+		b.printAndDisplay(notice.Notice{Kind: notice.Disconnected, Text: fmt.Sprintf("%s — retrying in %s", why(err), delay.Round(100*time.Millisecond))})
 		if !b.wait(ctx, delay) {
 			return nil
 		}
@@ -232,8 +232,9 @@ func why(err error) string {
 func (b *Bridge) state(s State) {
 	if s.Err != nil {
 		// The reason may quote the agent, and ends up in sd_notify STATUS=
-		// (one line per field there) and systemctl status.
-		s.Err = errors.New(notice.Clean(s.Err.Error()))
+		// (one line per field there) and systemctl status, in the same
+		// plain words as the notice on the screen.
+		s.Err = errors.New(notice.Clean(why(s.Err)))
 	}
 	if b.o.OnState != nil {
 		b.o.OnState(s)

@@ -43,6 +43,16 @@ func waitFor(t *testing.T, tr *bridgetest.Transcript, sub string, n int) {
 	}
 }
 
+// refusedPress matches the notice that a press of control was not acted on.
+func refusedPress(control string) func(notice.Notice) bool {
+	return func(n notice.Notice) bool { return n.Kind == notice.Refused && n.Control == control }
+}
+
+// hintFor matches the notice that says how to use control.
+func hintFor(control string) func(notice.Notice) bool {
+	return func(n notice.Notice) bool { return n.Kind == notice.Hint && n.Control == control }
+}
+
 // armedFor matches the notice of control's collection or turn starting.
 func armedFor(control string) func(notice.Notice) bool {
 	return func(n notice.Notice) bool { return n.Kind == notice.Armed && n.Control == control }
@@ -245,7 +255,7 @@ func TestAgentRequestAnsweredOnlyByMatchingPress(t *testing.T) {
 	r.say("scan an object")
 	waitNotice(t, r.out, "the agent's request", kind(notice.Prompt), 1)
 	r.press(button.Photo)
-	waitFor(t, r.out, "[the agent asked for a tag scan: press SCAN]", 1)
+	waitNotice(t, r.out, "the PHOTO press refused", refusedPress(button.Photo), 1)
 	r.press(button.Scan)
 	waitNotice(t, r.out, "the reader armed", armedFor(button.Scan), 1)
 	r.reader.Tap(canaryUID)
@@ -283,7 +293,7 @@ func TestModalitiesFollowTheHardware(t *testing.T) {
 	r.reader.Unplug()
 	waitNotice(t, r.out, "connected with photo", connectedWith(protocol.Photo), 1)
 	r.press(button.Scan)
-	waitFor(t, r.out, "[tag scan is not available in this session]", 1)
+	waitNotice(t, r.out, "the SCAN press refused", refusedPress(button.Scan), 1)
 	r.reader.Plug()
 	waitNotice(t, r.out, "connected with nfc and photo", connectedWith(protocol.NFC, protocol.Photo), 2)
 	r.press(button.Scan)
@@ -297,13 +307,13 @@ func TestPushToTalkOverWebRTC(t *testing.T) {
 	heard := make(chan agent.AudioTurn, 1)
 	r := newRig(t, func(r *rig) {
 		r.agentOpts = &agent.Options{Transport: "webrtc", OnAudioTurn: func(a agent.AudioTurn) { heard <- a }}
-		mic, err := audio.OpenMic(&audio.MicOptions{Device: audio.TestDevice})
+		mic, err := audio.NewMic(&audio.MicOptions{Device: audio.TestDevice})
 		if err != nil {
 			t.Fatal(err)
 		}
 		r.mic, r.speaker = mic, audiotest.NewRecorder()
 	})
-	waitFor(t, r.out, "[hold TALK to speak to the agent]", 1)
+	waitNotice(t, r.out, "the talk hint", hintFor(button.Talk), 1)
 	if out := r.out.String(); strings.Index(out, "[connected to") > strings.Index(out, "[hold TALK") {
 		t.Errorf("the talk hint came before the connected notice:\n%s", out)
 	}

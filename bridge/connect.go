@@ -10,7 +10,7 @@ import (
 
 // dialed is a session that reached session.established.
 type dialed struct {
-	ag   *client.Agent
+	ag   *client.Discovered
 	s    *client.Session
 	rtc  *client.WebRTCTransport
 	mods []protocol.Modality // offered in session.start

@@ -15,20 +15,21 @@ import (
 // counts the calls; fail makes it report no microphone.
 type countingOpener struct {
 	calls atomic.Int32
-	fail  bool
+	fail  atomic.Bool
 	lazy  *audio.LazyMic
 }
 
 func (c *countingOpener) open() (*audio.Mic, error) {
 	c.calls.Add(1)
-	if c.fail {
+	if c.fail.Load() {
 		return nil, audio.ErrNoMicrophone
 	}
 	return c.lazy.Open()
 }
 
 func lazyMicRig(t *testing.T, agentOpts *agent.Options, fail bool) (*rig, *countingOpener) {
-	c := &countingOpener{fail: fail, lazy: audio.NewLazyMic(&audio.MicOptions{Device: audio.TestDevice})}
+	c := &countingOpener{lazy: audio.NewLazyMic(&audio.MicOptions{Device: audio.TestDevice})}
+	c.fail.Store(fail)
 	t.Cleanup(func() { c.lazy.Close() })
 	r := newRig(t, func(r *rig) {
 		r.agentOpts = agentOpts
@@ -51,7 +52,7 @@ func TestMicrophoneNotResolvedForTextAgents(t *testing.T) {
 // The first WebRTC session resolves it, once, and voice works with it.
 func TestMicrophoneResolvedByTheFirstVoiceSession(t *testing.T) {
 	r, c := lazyMicRig(t, &agent.Options{Transport: "webrtc"}, false)
-	waitFor(t, r.out, "[hold TALK to speak to the agent]", 1)
+	waitNotice(t, r.out, "the talk hint", hintFor(button.Talk), 1)
 	if n := c.calls.Load(); n != 1 {
 		t.Fatalf("resolved %d times, want 1", n)
 	}
@@ -77,4 +78,23 @@ func TestMicrophoneThatCannotBeResolved(t *testing.T) {
 	if n := c.calls.Load(); n != 1 {
 		t.Fatalf("resolved %d times, want 1", n)
 	}
+}
+
+// A microphone that was not there for one session is looked for again by
+// the next: one plugged in meanwhile works without a restart.
+func TestMicrophoneFoundByALaterSession(t *testing.T) {
+	r, c := lazyMicRig(t, &agent.Options{Transport: "webrtc"}, true)
+	waitFor(t, r.out, "no microphone is configured", 1)
+	c.fail.Store(false) // plugged in
+	r.stopAgent()
+	r.serve(r.addr)
+	waitFor(t, r.out, "[hold TALK to speak to the agent]", 1)
+	if n := c.calls.Load(); n != 2 {
+		t.Fatalf("resolved %d times, want 2 (one per session)", n)
+	}
+	r.buttons.Press(button.Talk)
+	waitFor(t, r.out, "[listening", 1)
+	time.Sleep(300 * time.Millisecond)
+	r.buttons.Release(button.Talk)
+	waitFor(t, r.out, "[spoken]", 1)
 }

@@ -3,21 +3,34 @@ package bridge
 import "github.com/agentcall/acbridge/audio"
 
 // mic is the session's microphone: Options.Mic, or the one Options.OpenMic
-// resolves when the first session that carries voice asks for it. A
-// microphone that cannot be resolved is reported once; the kiosk then runs
-// without voice, as with no microphone configured.
+// resolves when a session that carries voice asks for it. dial calls it
+// once per such session. A microphone that cannot be resolved is reported
+// and the session runs without voice, as with no microphone configured;
+// the next session asks again, so a microphone plugged in since is found
+// without a restart (a resolved one looks its device up again before
+// every capture).
 func (b *Bridge) mic() *audio.Mic {
-	b.micOnce.Do(func() {
+	b.micMu.Lock()
+	defer b.micMu.Unlock()
+	if b.micDev == nil {
 		b.micDev = b.o.Mic
-		if b.micDev != nil || b.o.OpenMic == nil {
-			return
-		}
-		m, err := b.o.OpenMic()
-		if err != nil {
-			b.log.Info("no microphone: agents that own voice cannot hear this kiosk", "err", err)
-			return
-		}
-		b.micDev = m
-	})
+	}
+	if b.micDev != nil || b.o.OpenMic == nil {
+		return b.micDev
+	}
+	m, err := b.o.OpenMic()
+	if err != nil {
+		b.log.Info("no microphone: agents that own voice cannot hear this kiosk", "err", err)
+		return nil
+	}
+	b.micDev = m
+	return m
+}
+
+// sessionMic is the microphone the current session's dial resolved, if
+// any, without asking again.
+func (b *Bridge) sessionMic() *audio.Mic {
+	b.micMu.Lock()
+	defer b.micMu.Unlock()
 	return b.micDev
 }

@@ -7,23 +7,32 @@ import (
 	"github.com/agentcall/acbridge/notice"
 )
 
-// show writes a notice to the terminal and to the Display. Every text the
-// person sees passes here (or through display), so this is where controls
-// from the agent are taken out.
-func (b *Bridge) show(n notice.Notice) {
+// printAndDisplay writes a notice's line to the terminal (Out) and sends
+// the notice to the Display. Every text the person sees passes here (or
+// through displayOnly), so this is where controls from the agent are taken
+// out.
+func (b *Bridge) printAndDisplay(n notice.Notice) {
 	n = cleaned(n)
 	if line := n.Line(); line != "" {
 		fmt.Fprintln(b.o.Out, line)
 	}
-	b.display(n)
+	b.displayOnly(n)
 }
 
-func (b *Bridge) info(format string, a ...any) {
-	b.show(notice.Notice{Kind: notice.Info, Text: fmt.Sprintf(format, a...)})
+// printAndDisplayInfo prints and displays an Info notice: what no other
+// kind describes.
+func (b *Bridge) printAndDisplayInfo(format string, a ...any) {
+	b.printAndDisplay(notice.Notice{Kind: notice.Info, Text: fmt.Sprintf(format, a...)})
 }
 
-// display sends n to the Display only.
-func (b *Bridge) display(n notice.Notice) {
+// refuse prints and displays that a press of control was not acted on,
+// and why; it is not kept for later.
+func (b *Bridge) refuse(control, format string, a ...any) {
+	b.printAndDisplay(notice.Notice{Kind: notice.Refused, Control: control, Text: fmt.Sprintf(format, a...)})
+}
+
+// displayOnly sends n to the Display, not the terminal.
+func (b *Bridge) displayOnly(n notice.Notice) {
 	if b.o.Display != nil {
 		b.o.Display(cleaned(n))
 	}
@@ -46,12 +55,12 @@ func cleaned(n notice.Notice) notice.Notice {
 func (b *Bridge) refusePress(ev button.Event) {
 	if ev.Pressed && !ev.Long {
 		b.log.Info("press refused: not connected", "control", ev.Control)
-		b.show(notice.Notice{Kind: notice.Refused, Control: ev.Control, Text: notice.NotConnected})
+		b.printAndDisplay(notice.Notice{Kind: notice.Refused, Control: ev.Control, Text: notice.NotConnected})
 	}
 }
 
 // refuseText answers a typed line that no session can serve.
 func (b *Bridge) refuseText() {
 	b.log.Info("typed line refused: not connected")
-	b.show(notice.Notice{Kind: notice.Refused, Text: "not connected: nothing was sent — type it again when it says connected"})
+	b.printAndDisplay(notice.Notice{Kind: notice.Refused, Text: "not connected: nothing was sent — type it again when it says connected"})
 }

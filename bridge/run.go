@@ -125,7 +125,7 @@ func (c *conv) checkRun(ctx context.Context) error {
 		return nil
 	}
 	b.log.Warn("the agent sent nothing for the run timeout; cancelling the run", "timeout", b.o.RunTimeout)
-	b.info("the agent has not answered for %s: cancelling", b.o.RunTimeout)
+	b.printAndDisplayInfo("the agent has not answered for %s: cancelling", b.o.RunTimeout)
 	if err := c.cancelRun(ctx); err != nil {
 		b.log.Warn("cancel not sent", "err", err)
 	}
@@ -155,7 +155,7 @@ func (c *conv) cancel(ctx context.Context) {
 		c.b.log.Warn("cancel not sent", "err", err)
 		return
 	}
-	c.b.info("cancelled")
+	c.b.printAndDisplayInfo("cancelled")
 }
 
 // ended reports whether the session has ended though its events are not

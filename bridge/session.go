@@ -69,7 +69,7 @@ func (b *Bridge) session(ctx context.Context) (established bool, err error) {
 	b.state(State{Connected: true, Agent: ag.Origin, Modalities: s.Negotiated()})
 	b.log.Info("agent session established", "agent", ag.Origin, "transport", ag.Card.Params.AGUI.Transport,
 		"offered", mods, "negotiated", s.Negotiated(), "requestable", s.Requestable())
-	b.show(notice.Notice{Kind: notice.Connected, Text: ag.Origin, Modalities: s.Negotiated()})
+	b.printAndDisplay(notice.Notice{Kind: notice.Connected, Text: ag.Origin, Modalities: s.Negotiated()})
 	if rtc != nil {
 		if err := c.startVoice(rtc); err != nil {
 			s.Close()
@@ -131,7 +131,7 @@ func (c *conv) loop(ctx context.Context) error {
 			running--
 			c.collectionDone(ctx, r)
 		case n := <-c.notes:
-			c.b.show(n)
+			c.b.printAndDisplay(n)
 		case <-ctx.Done():
 			ectx, cancel := context.WithTimeout(context.Background(), time.Second)
 			c.endVoice(ectx, endSession)
@@ -154,27 +154,27 @@ func (c *conv) event(ctx context.Context, env protocol.Envelope) {
 		c.runStarted()
 	case protocol.EventTextDelta:
 		c.delta(e.Text)
-		b.show(notice.Notice{Kind: notice.AgentText, Text: e.Text})
+		b.printAndDisplay(notice.Notice{Kind: notice.AgentText, Text: e.Text})
 	case protocol.EventSpeechSegment:
 		if c.speakText {
 			b.speak(e.Text)
 			c.run.spoke = true
 		}
 	case protocol.EventRunCompleted:
-		b.display(notice.Notice{Kind: notice.RunDone})
+		b.displayOnly(notice.Notice{Kind: notice.RunDone})
 		c.runCompleted()
 	case protocol.EventInteractionRequested:
 		mod, _ := protocol.KindModality(e.Kind)
-		b.show(notice.Notice{Kind: notice.Prompt, Text: e.Prompt, Control: controlFor(mod)})
+		b.printAndDisplay(notice.Notice{Kind: notice.Prompt, Text: e.Prompt, Control: controlFor(mod)})
 		b.log.Info("agent requests a collection", "kind", e.Kind, "interactionId", e.InteractionID)
 		b.o.LED.Set(button.LightBlink)
 		b.speak(e.SpokenPrompt)
 	case protocol.EventInteractionResolved:
 		b.log.Info("agent request resolved", "interactionId", e.InteractionID, "outcome", e.Outcome)
 		if e.Outcome == protocol.OutcomeCancelled {
-			b.show(notice.Notice{Kind: notice.Resolved, Text: "the agent's request was cancelled"})
+			b.printAndDisplay(notice.Notice{Kind: notice.Resolved, Text: "the agent's request was cancelled"})
 		} else {
-			b.display(notice.Notice{Kind: notice.Resolved})
+			b.displayOnly(notice.Notice{Kind: notice.Resolved})
 		}
 		if c.collecting == "" {
 			b.o.LED.Set(button.LightOff)
@@ -182,7 +182,7 @@ func (c *conv) event(ctx context.Context, env protocol.Envelope) {
 	case protocol.EventFailure:
 		b.o.Metrics.failure(e.Code)
 		b.log.Warn("agent reported a failure", "code", e.Code)
-		b.show(notice.Notice{Kind: notice.Failure, Text: e.Message, Code: e.Code})
+		b.printAndDisplay(notice.Notice{Kind: notice.Failure, Text: e.Message, Code: e.Code})
 	}
 }
 
@@ -229,7 +229,7 @@ func (c *conv) press(ctx context.Context, ev button.Event) bool {
 		return false
 	}
 	if !slices.Contains(c.s.Negotiated(), mod) {
-		b.info("%s is not available in this session", notice.DescribeModalities([]protocol.Modality{mod}))
+		b.refuse(ev.Control, "%s is not available in this session", notice.DescribeModalities([]protocol.Modality{mod}))
 		return false
 	}
 	if c.collecting != "" {
@@ -240,12 +240,12 @@ func (c *conv) press(ctx context.Context, ev button.Event) bool {
 	if p, ok := c.s.Pending(); ok {
 		if p.Modality != mod {
 			// A press for the other modality never answers a request.
-			b.info("the agent asked for a %s: press %s", notice.DescribeModalities([]protocol.Modality{p.Modality}), strings.ToUpper(controlFor(p.Modality)))
+			b.refuse(ev.Control, "the agent asked for a %s: press %s", notice.DescribeModalities([]protocol.Modality{p.Modality}), strings.ToUpper(controlFor(p.Modality)))
 			return false
 		}
 		interactionID = p.ID
 	} else if c.s.Busy() {
-		b.info("the agent is still answering; press again when it is done")
+		b.refuse(ev.Control, "the agent is still answering; press again when it is done")
 		return false
 	}
 	c.collecting = ev.Control
@@ -256,7 +256,7 @@ func (c *conv) press(ctx context.Context, ev button.Event) bool {
 		c.scans++
 		id := fmt.Sprintf("scan-%d", c.scans)
 		b.o.LED.Set(button.LightOn)
-		b.show(notice.Notice{Kind: notice.Armed, Control: button.Scan, Text: fmt.Sprintf("reader armed for %s: tap a tag", b.o.Window.Round(time.Second))})
+		b.printAndDisplay(notice.Notice{Kind: notice.Armed, Control: button.Scan, Text: fmt.Sprintf("reader armed for %s: tap a tag", b.o.Window.Round(time.Second))})
 		go func() {
 			obs, err := c.scan(ctx, id)
 			c.results <- collected{control: ev.Control, obs: obs, interactionID: interactionID, started: started, err: err}
@@ -265,7 +265,7 @@ func (c *conv) press(ctx context.Context, ev button.Event) bool {
 		c.photos++
 		id := fmt.Sprintf("photo-%d", c.photos)
 		b.o.LED.Set(button.LightOn)
-		b.show(notice.Notice{Kind: notice.Armed, Control: button.Photo, Text: "taking a photo"})
+		b.printAndDisplay(notice.Notice{Kind: notice.Armed, Control: button.Photo, Text: "taking a photo"})
 		go func() {
 			obs, err := c.photo(ctx, id)
 			c.results <- collected{control: ev.Control, obs: obs, interactionID: interactionID, started: started, err: err}
@@ -316,7 +316,7 @@ func (c *conv) collectionDone(ctx context.Context, r collected) {
 	b.o.Metrics.collection(kind, b.o.Now().Sub(r.started), r.err, cancelled)
 	if cancelled {
 		// Even a result that raced the CANCEL is not sent.
-		b.show(notice.Notice{Kind: notice.Disarmed, Control: r.control, Text: kind + " cancelled"})
+		b.printAndDisplay(notice.Notice{Kind: notice.Disarmed, Control: r.control, Text: kind + " cancelled"})
 		return
 	}
 	if r.err != nil {
@@ -328,7 +328,7 @@ func (c *conv) collectionDone(ctx context.Context, r collected) {
 			if w := health.Of(r.err); w != nil {
 				n.Code = w.Code
 			}
-			b.show(n)
+			b.printAndDisplay(n)
 		}
 		return
 	}
@@ -336,7 +336,7 @@ func (c *conv) collectionDone(ctx context.Context, r collected) {
 	if err != nil {
 		b.o.Metrics.rejected(protocol.Codes(err))
 		b.log.Warn("observation not sent", "kind", kind, "err", err)
-		b.show(notice.Notice{Kind: notice.Disarmed, Control: r.control, Text: fmt.Sprintf("%s not sent: %v", kind, err)})
+		b.printAndDisplay(notice.Notice{Kind: notice.Disarmed, Control: r.control, Text: fmt.Sprintf("%s not sent: %v", kind, err)})
 		return
 	}
 	b.o.Metrics.sent(kind)
@@ -345,7 +345,7 @@ func (c *conv) collectionDone(ctx context.Context, r collected) {
 	if kind == "photo" {
 		text = "photo sent"
 	}
-	b.show(notice.Notice{Kind: notice.Sent, Control: r.control, Text: text})
+	b.printAndDisplay(notice.Notice{Kind: notice.Sent, Control: r.control, Text: text})
 }
 
 // say sends a typed user turn.
@@ -361,13 +361,13 @@ func (c *conv) say(ctx context.Context, text string) {
 	if c.s.Busy() {
 		// Never kept for later: a line sent after a long or cancelled
 		// answer would surprise the person, or the next one.
-		c.b.show(notice.Notice{Kind: notice.Refused, Text: "the agent is still answering: not sent — type it again when it is done, or hold CANCEL"})
+		c.b.printAndDisplay(notice.Notice{Kind: notice.Refused, Text: "the agent is still answering: not sent — type it again when it is done, or hold CANCEL"})
 		return
 	}
 	if _, err := c.s.Say(ctx, text); err != nil {
 		c.b.log.Warn("text not sent", "err", err)
-		c.b.info("not sent: %v", err)
+		c.b.printAndDisplayInfo("not sent: %v", err)
 		return
 	}
-	c.b.show(notice.Notice{Kind: notice.User, Text: text})
+	c.b.printAndDisplay(notice.Notice{Kind: notice.User, Text: text})
 }

@@ -62,8 +62,8 @@ type voice struct {
 // press of TALK.
 func (c *conv) startVoice(rtc *client.WebRTCTransport) error {
 	b := c.b
-	if b.mic() == nil {
-		b.info("this agent listens, but no microphone is configured")
+	if b.sessionMic() == nil {
+		b.printAndDisplayInfo("this agent listens, but no microphone is configured")
 		return nil
 	}
 	v := &voice{c: c, rtc: rtc}
@@ -79,7 +79,7 @@ func (c *conv) startVoice(rtc *client.WebRTCTransport) error {
 		return err
 	}
 	c.voice = v
-	b.info("%s", hint)
+	b.printAndDisplay(notice.Notice{Kind: notice.Hint, Control: button.Talk, Text: hint})
 	return nil
 }
 
@@ -88,7 +88,7 @@ func (c *conv) talk(ctx context.Context, ev button.Event) {
 	v := c.voice
 	if v == nil {
 		if ev.Pressed && !ev.Long {
-			c.b.info("talk needs an agent that owns voice over WebRTC, and a microphone")
+			c.b.refuse(button.Talk, "talk needs an agent that owns voice over WebRTC, and a microphone")
 		}
 		return
 	}
@@ -114,11 +114,11 @@ func (c *conv) talk(ctx context.Context, ev button.Event) {
 // press opens a push-to-talk turn.
 func (v *voice) press(ctx context.Context) {
 	if _, err := v.ptt.Press(ctx); err != nil {
-		v.c.b.info("cannot talk now: %v", err)
+		v.c.b.printAndDisplayInfo("cannot talk now: %v", err)
 		return
 	}
 	v.opened()
-	v.c.b.show(notice.Notice{Kind: notice.Armed, Control: button.Talk, Text: "listening: speak, then let go of TALK"})
+	v.c.b.printAndDisplay(notice.Notice{Kind: notice.Armed, Control: button.Talk, Text: "listening: speak, then let go of TALK"})
 }
 
 // release commits the open push-to-talk turn.
@@ -128,24 +128,24 @@ func (v *voice) release(ctx context.Context) {
 	}
 	if _, err := v.ptt.Release(ctx); err != nil {
 		v.closed(endFailed)
-		v.c.b.show(notice.Notice{Kind: notice.Disarmed, Control: button.Talk, Text: fmt.Sprintf("talk: %v", err)})
+		v.c.b.printAndDisplay(notice.Notice{Kind: notice.Disarmed, Control: button.Talk, Text: fmt.Sprintf("talk: %v", err)})
 		return
 	}
 	v.closed(endReleased)
-	v.c.b.show(notice.Notice{Kind: notice.Sent, Control: button.Talk, Text: "spoken"})
+	v.c.b.printAndDisplay(notice.Notice{Kind: notice.Sent, Control: button.Talk, Text: "spoken"})
 }
 
 // engage opens an engagement.
 func (v *voice) engage(ctx context.Context) {
 	b := v.c.b
 	if err := v.eng.Start(ctx); err != nil {
-		b.info("cannot listen now: %v", err)
+		b.printAndDisplayInfo("cannot listen now: %v", err)
 		return
 	}
 	v.opened()
 	v.held = true
 	v.tick = time.NewTicker(min(max(b.o.EngagementIdle/4, 10*time.Millisecond), time.Second))
-	b.show(notice.Notice{Kind: notice.Armed, Control: button.Talk, Text: "listening: speak to the agent; press TALK again when you are done"})
+	b.printAndDisplay(notice.Notice{Kind: notice.Armed, Control: button.Talk, Text: "listening: speak to the agent; press TALK again when you are done"})
 }
 
 // end closes the open turn or engagement for why. Audio of a cancelled or
@@ -181,7 +181,7 @@ func (v *voice) end(ctx context.Context, why string) {
 	if v.ptt != nil && why == endCancel {
 		text = "talk cancelled: nothing more is sent, and the agent drops this turn"
 	}
-	b.show(notice.Notice{Kind: notice.Disarmed, Control: button.Talk, Text: text})
+	b.printAndDisplay(notice.Notice{Kind: notice.Disarmed, Control: button.Talk, Text: text})
 }
 
 func (v *voice) opened() {
@@ -189,7 +189,7 @@ func (v *voice) opened() {
 	// Push-to-talk mutes or lowers the agent while the person speaks; an
 	// engagement is a conversation both ways, which needs the echo
 	// canceller instead, or ducking without one.
-	if v.ptt != nil || !b.o.Mic.CancelsEcho() {
+	if v.ptt != nil || !b.sessionMic().CancelsEcho() {
 		b.o.Volume.Duck(true)
 	}
 	v.open = true

@@ -50,7 +50,7 @@ func voiceRig(t *testing.T, explicit bool, idle time.Duration, onTurn func(agent
 		for _, f := range more {
 			f(mo, &bo)
 		}
-		mic, err := audio.OpenMic(mo)
+		mic, err := audio.NewMic(mo)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -151,7 +151,7 @@ func TestCancelDuringPushToTalk(t *testing.T) {
 	var mu sync.Mutex
 	var turns []agent.AudioTurn
 	r, heard, led := voiceRig(t, true, 0, func(a agent.AudioTurn) { mu.Lock(); turns = append(turns, a); mu.Unlock() })
-	waitFor(t, r.out, "[hold TALK to speak to the agent]", 1)
+	waitNotice(t, r.out, "the talk hint", hintFor(button.Talk), 1)
 	r.buttons.Press(button.Talk)
 	waitFor(t, r.out, "[listening: speak, then let go of TALK]", 1)
 	waitLight(t, led, button.LightOn)

@@ -51,10 +51,11 @@ type Mode struct {
 }
 
 // Stages splits a capture's time: Open the device, Choose its mode, Settle
-// (stream start to the private copy of the kept frame), Transform it
-// (rotation, mirror: now only reported, see Frame.Orientation).
+// (stream start to the private copy of the kept frame). Rotation and
+// mirror are the encoder's (Frame.Orientation), so a capture has no stage
+// for them.
 type Stages struct {
-	Open, Choose, Settle, Transform time.Duration
+	Open, Choose, Settle time.Duration
 }
 
 // Errors. Their messages state the fix for the operator.
@@ -275,12 +276,11 @@ func (d *Device) capture(ctx context.Context) (*Frame, error) {
 		return nil, err
 	}
 	t3 := d.now()
-	t4 := t3 // nothing to transform: the encoder turns the picture (Frame.Orientation)
-	st.Settle, st.Transform = t3.Sub(t2), t4.Sub(t3)
+	st.Settle = t3.Sub(t2)
 	d.log.Info("photo captured", "device", label, "discarded", discarded, "settled", settled)
 	return &Frame{
 		Image:       img,
-		CapturedAt:  t4,
+		CapturedAt:  t3,
 		Device:      label,
 		Discarded:   discarded,
 		Settled:     settled,

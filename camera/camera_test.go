@@ -18,9 +18,14 @@ import (
 	mio "github.com/pion/mediadevices/pkg/io/video"
 	"github.com/pion/mediadevices/pkg/prop"
 	"go.uber.org/goleak"
+
+	"github.com/agentcall/acbridge/camera/rpicam/rpicamtest"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+func TestMain(m *testing.M) {
+	rpicamtest.Main() // the rpicam-hello stand-in of rpi_test.go
+	goleak.VerifyTestMain(m)
+}
 
 // testCamera returns a Device on mediadevices' videotest driver.
 func testCamera(t *testing.T, cfg Config) *Device {

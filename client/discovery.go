@@ -30,8 +30,9 @@ func (e *incompatibleError) Error() string {
 func (e *incompatibleError) Is(t error) bool { return t == ErrIncompatible }
 func (e *incompatibleError) Unwrap() error   { return e.err }
 
-// Agent is a discovered agent.
-type Agent struct {
+// Discovered is an agent found by Discover: its validated card and where
+// and how to reach it (the server side is package agent).
+type Discovered struct {
 	Card *protocol.Card
 	// Origin is the card's own origin (scheme://host[:port]): the alias
 	// scope, and the only origin that ever receives the bearer token.
@@ -47,7 +48,7 @@ type Agent struct {
 // Discover fetches and validates the agent card at base (an agent base URL
 // such as https://agent.example) under policy p. token, if not empty, is
 // sent as a bearer token to the card's origin only.
-func Discover(ctx context.Context, base, token string, p *Policy) (*Agent, error) {
+func Discover(ctx context.Context, base, token string, p *Policy) (*Discovered, error) {
 	p = p.orDefault()
 	bu, err := url.Parse(base)
 	if err != nil || bu.Host == "" {
@@ -118,12 +119,12 @@ func Discover(ctx context.Context, base, token string, p *Policy) (*Agent, error
 	if _, err := p.resolve(ctx, agui); err != nil {
 		return nil, err
 	}
-	return &Agent{Card: card, Origin: origin(&cardURL), AGUI: agui, WSURL: &ws, token: token, policy: p}, nil
+	return &Discovered{Card: card, Origin: origin(&cardURL), AGUI: agui, WSURL: &ws, token: token, policy: p}, nil
 }
 
 // authHeader returns the Authorization header for a request to u: the
 // bearer token only when u has the card's own origin.
-func (a *Agent) authHeader(u *url.URL) http.Header {
+func (a *Discovered) authHeader(u *url.URL) http.Header {
 	h := http.Header{}
 	if a.token != "" && origin(u) == a.Origin {
 		h.Set("Authorization", "Bearer "+a.token)

@@ -24,7 +24,7 @@ type Transport interface {
 
 // Dial opens the transport the card asks for, with defaults: a WebRTC
 // transport dialed this way carries the data channel and a silent track.
-func (a *Agent) Dial(ctx context.Context) (Transport, error) {
+func (a *Discovered) Dial(ctx context.Context) (Transport, error) {
 	switch a.Card.Params.AGUI.Transport {
 	case "websocket":
 		return a.DialWebSocket(ctx)
@@ -43,7 +43,7 @@ func (a *Agent) Dial(ctx context.Context) (Transport, error) {
 // the host checked again, the connection pinned to the checked address, the
 // bearer token in the upgrade's Authorization header (same origin only), no
 // redirects.
-func (a *Agent) DialWebSocket(ctx context.Context) (Transport, error) {
+func (a *Discovered) DialWebSocket(ctx context.Context) (Transport, error) {
 	p := a.policy
 	t, err := p.resolve(ctx, a.WSURL)
 	if err != nil {

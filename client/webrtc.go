@@ -125,7 +125,7 @@ func (o *WebRTCOptions) orDefault() (WebRTCOptions, error) {
 // application/sdp, exceeds 128 KiB or negotiates anything but the exact
 // profile is refused (ErrIncompatible). DialWebRTC returns once the data
 // channel is open; the whole exchange is bounded by Policy.TotalTimeout.
-func (a *Agent) DialWebRTC(ctx context.Context, opts *WebRTCOptions) (*WebRTCTransport, error) {
+func (a *Discovered) DialWebRTC(ctx context.Context, opts *WebRTCOptions) (*WebRTCTransport, error) {
 	if a.Card.Params.AGUI.Transport != protocol.TransportWebRTC || !a.Card.Params.AGUI.WebRTC.ExactProfile() {
 		return nil, &incompatibleError{fmt.Errorf("the card does not offer the exact %s profile", protocol.WebRTCProfile)}
 	}
@@ -183,7 +183,7 @@ func newWebRTCAPI(remote netip.Addr, cands *candidateLog, o *WebRTCOptions) (*we
 
 // postOffer sends the offer and returns the answer's SDP, refusing
 // redirects, other media types and oversize bodies.
-func (a *Agent) postOffer(ctx context.Context, tgt *target, offer, sessionID string) (string, error) {
+func (a *Discovered) postOffer(ctx context.Context, tgt *target, offer, sessionID string) (string, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, a.AGUI.String(), strings.NewReader(offer))
 	if err != nil {
 		return "", fmt.Errorf("client: SDP request: %w", err)

@@ -9,24 +9,18 @@ import (
 	"time"
 
 	"github.com/agentcall/acbridge/client"
+	"github.com/agentcall/acbridge/client/clienttest"
 )
-
-// refusedCandidates moves the answer's loopback candidates to addresses the
-// policy refuses: a private one and a NAT64 one that embeds it.
-func refusedCandidates(sdp string) string {
-	re := regexp.MustCompile(`(?m)^a=candidate:(\S+) (\d+) udp (\d+) 127\.0\.0\.1 (\d+) typ host(.*)$`)
-	return re.ReplaceAllString(sdp, "a=candidate:${1} ${2} udp ${3} 10.0.0.5 ${4} typ host${5}\r\na=candidate:${1}6 ${2} udp ${3} 64:ff9b::a00:5 ${4} typ host${5}")
-}
 
 // When the policy refuses every candidate of the answer and the agent's
 // checks reveal no other address, the dial fails after the short
 // peer-reflexive grace, not at the total timeout, and says which
 // candidates were refused and why (issue 13 item 10, issue 21 item 4).
 func TestWebRTCEveryCandidateRefused(t *testing.T) {
-	f := newFakeAgent(t)
-	f.lite = true
-	f.onAnswer = refusedCandidates
-	ag, err := client.Discover(context.Background(), f.srv.URL, "", &client.Policy{AllowInsecureLocal: true, TotalTimeout: 60 * time.Second})
+	f := clienttest.NewRTCFake(t)
+	f.Lite = true
+	f.OnAnswer = clienttest.RefusedCandidates
+	ag, err := client.Discover(context.Background(), f.Srv.URL, "", &client.Policy{AllowInsecureLocal: true, TotalTimeout: 60 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,9 +49,9 @@ func TestWebRTCEveryCandidateRefused(t *testing.T) {
 // own checks can carry: the peer-reflexive address they reveal (loopback,
 // allowed under the local-development policy) connects.
 func TestWebRTCPeerReflexiveAfterRefusedCandidates(t *testing.T) {
-	f := newFakeAgent(t)
-	f.onAnswer = refusedCandidates
-	ag, err := client.Discover(context.Background(), f.srv.URL, "", &client.Policy{AllowInsecureLocal: true, TotalTimeout: 20 * time.Second})
+	f := clienttest.NewRTCFake(t)
+	f.OnAnswer = clienttest.RefusedCandidates
+	ag, err := client.Discover(context.Background(), f.Srv.URL, "", &client.Policy{AllowInsecureLocal: true, TotalTimeout: 20 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,13 +65,13 @@ func TestWebRTCPeerReflexiveAfterRefusedCandidates(t *testing.T) {
 // A candidate the policy allows that never answers still runs to the total
 // timeout, and the error lists the candidates that were refused beside it.
 func TestWebRTCTimeoutNamesRefusedCandidates(t *testing.T) {
-	f := newFakeAgent(t)
-	f.lite = true
-	f.onAnswer = func(sdp string) string {
+	f := clienttest.NewRTCFake(t)
+	f.Lite = true
+	f.OnAnswer = func(sdp string) string {
 		sdp = regexp.MustCompile(`(a=candidate:\S+ \d+ udp \d+ 127\.0\.0\.1) \d+`).ReplaceAllString(sdp, "$1 9")
 		return strings.Replace(sdp, "a=candidate:", "a=candidate:99 1 udp 100 169.254.169.254 4000 typ host\r\na=candidate:", 1)
 	}
-	ag, err := client.Discover(context.Background(), f.srv.URL, "", &client.Policy{AllowInsecureLocal: true, TotalTimeout: 2 * time.Second})
+	ag, err := client.Discover(context.Background(), f.Srv.URL, "", &client.Policy{AllowInsecureLocal: true, TotalTimeout: 2 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/agentcall/acbridge/client"
+	"github.com/agentcall/acbridge/client/clienttest"
 	"github.com/agentcall/acbridge/kiosk/kiosktest"
 	"github.com/agentcall/acbridge/protocol"
 	"github.com/chromedp/chromedp"
@@ -50,12 +51,12 @@ const chromiumAnswer = `(async (offer, established) => {
 // takes to answer.
 func TestWebRTCChromiumAgentSetup(t *testing.T) {
 	b := kiosktest.NewBrowser(t, "")
-	f := newFakeAgent(t)
-	f.mux.HandleFunc("GET /blank", func(w http.ResponseWriter, r *http.Request) {
+	f := clienttest.NewRTCFake(t)
+	f.Mux.HandleFunc("GET /blank", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html")
 		io.WriteString(w, "<!doctype html><title>agent</title>")
 	})
-	b.Do(chromedp.Navigate(f.srv.URL + "/blank"))
+	b.Do(chromedp.Navigate(f.Srv.URL + "/blank"))
 	established, err := protocol.MarshalEnvelope(&protocol.Envelope{Sequence: 1, Event: protocol.Event{Type: protocol.EventSessionEstablished}})
 	if err != nil {
 		t.Fatal(err)
@@ -65,7 +66,7 @@ func TestWebRTCChromiumAgentSetup(t *testing.T) {
 		answering []time.Duration // the page's part: offer in, answer out
 		mdns      []int           // the answer's mDNS candidates
 	)
-	f.mux.HandleFunc("POST /chromium", func(w http.ResponseWriter, r *http.Request) {
+	f.Mux.HandleFunc("POST /chromium", func(w http.ResponseWriter, r *http.Request) {
 		t0 := time.Now()
 		offer, _ := io.ReadAll(io.LimitReader(r.Body, protocol.MaxSDPBytes))
 		o, _ := json.Marshal(string(offer))
@@ -83,7 +84,7 @@ func TestWebRTCChromiumAgentSetup(t *testing.T) {
 		w.WriteHeader(http.StatusCreated)
 		io.WriteString(w, ans)
 	})
-	ag := f.discover(t)
+	ag := f.Discover(t)
 	u := *ag.AGUI
 	u.Path = "/chromium"
 	ag.AGUI = &u

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/agentcall/acbridge/client"
+	"github.com/agentcall/acbridge/client/clienttest"
 	"github.com/agentcall/acbridge/protocol"
 	"github.com/pion/datachannel"
 )
@@ -41,9 +42,9 @@ func TestWebRTCSmallMaxMessageSizeRefused(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			f := newFakeAgent(t)
-			f.onAnswer = withMaxMessageSize(t, c.value)
-			_, err := f.discover(t).Dial(context.Background())
+			f := clienttest.NewRTCFake(t)
+			f.OnAnswer = withMaxMessageSize(t, c.value)
+			_, err := f.Discover(t).Dial(context.Background())
 			if !errors.Is(err, client.ErrIncompatible) {
 				t.Fatalf("want an incompatibility, got %v", err)
 			}
@@ -108,10 +109,10 @@ func maxPhotoFrame(t *testing.T) []byte {
 func TestWebRTCUnlimitedMaxMessageSize(t *testing.T) {
 	for _, value := range []string{"0", " 262144"} {
 		t.Run(value, func(t *testing.T) {
-			f := newFakeAgent(t)
-			f.onAnswer = withMaxMessageSize(t, value)
+			f := clienttest.NewRTCFake(t)
+			f.OnAnswer = withMaxMessageSize(t, value)
 			got := make(chan int, 1)
-			f.script = func(ctx context.Context, raw datachannel.ReadWriteCloser) {
+			f.Script = func(ctx context.Context, raw datachannel.ReadWriteCloser) {
 				buf := make([]byte, 2*protocol.MaxFrameBytes)
 				n, _, err := raw.ReadDataChannel(buf)
 				if err != nil {
@@ -121,7 +122,7 @@ func TestWebRTCUnlimitedMaxMessageSize(t *testing.T) {
 				got <- n
 			}
 			ctx := context.Background()
-			tr, err := f.discover(t).Dial(ctx)
+			tr, err := f.Discover(t).Dial(ctx)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -29,40 +29,40 @@ func TestWebRTCAnswerRefusals(t *testing.T) {
 	}
 	cases := []struct {
 		name   string
-		setup  func(f *fakeAgent)
+		setup  func(f *clienttest.RTCFake)
 		reason string
 	}{
-		{"codec PCMU", func(f *fakeAgent) {
-			f.onAnswer = replace(`opus/48000/2`, "PCMU/8000")
+		{"codec PCMU", func(f *clienttest.RTCFake) {
+			f.OnAnswer = replace(`opus/48000/2`, "PCMU/8000")
 		}, "codec"},
-		{"recvonly audio", func(f *fakeAgent) {
-			f.onAnswer = replace(`a=sendrecv`, "a=recvonly")
+		{"recvonly audio", func(f *clienttest.RTCFake) {
+			f.OnAnswer = replace(`a=sendrecv`, "a=recvonly")
 		}, "recvonly"},
-		{"rejected audio", func(f *fakeAgent) {
-			f.onAnswer = replace(`m=audio \d+`, "m=audio 0")
+		{"rejected audio", func(f *clienttest.RTCFake) {
+			f.OnAnswer = replace(`m=audio \d+`, "m=audio 0")
 		}, "rejected the audio"},
-		{"rejected data channel", func(f *fakeAgent) {
-			f.onAnswer = replace(`m=application \d+`, "m=application 0")
+		{"rejected data channel", func(f *clienttest.RTCFake) {
+			f.OnAnswer = replace(`m=application \d+`, "m=application 0")
 		}, "rejected the data channel"},
-		{"small max-message-size", func(f *fakeAgent) {
-			f.onAnswer = replace(`a=max-message-size:\d+`, "a=max-message-size:65536")
+		{"small max-message-size", func(f *clienttest.RTCFake) {
+			f.OnAnswer = replace(`a=max-message-size:\d+`, "a=max-message-size:65536")
 		}, "65536"},
-		{"no max-message-size", func(f *fakeAgent) {
-			f.onAnswer = replace(`a=max-message-size:\d+\r\n`, "")
+		{"no max-message-size", func(f *clienttest.RTCFake) {
+			f.OnAnswer = replace(`a=max-message-size:\d+\r\n`, "")
 		}, "65536"},
-		{"not SDP", func(f *fakeAgent) {
-			f.onAnswer = func(string) string { return "v=banana\r\n" }
+		{"not SDP", func(f *clienttest.RTCFake) {
+			f.OnAnswer = func(string) string { return "v=banana\r\n" }
 		}, "parse"},
-		{"agent's own channel", func(f *fakeAgent) {
-			f.openChannel = "other.events"
+		{"agent's own channel", func(f *clienttest.RTCFake) {
+			f.OpenChannel = "other.events"
 		}, "opened a data channel"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			f := newFakeAgent(t)
+			f := clienttest.NewRTCFake(t)
 			c.setup(f)
 			ctx := context.Background()
-			tr, err := f.discover(t).Dial(ctx)
+			tr, err := f.Discover(t).Dial(ctx)
 			if err == nil {
 				// A channel the agent opens may arrive after ours opened:
 				// then the transport ends under the session.
@@ -118,9 +118,9 @@ func TestWebRTCExchangeRefusals(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			f := newFakeAgent(t)
-			ag := f.discover(t)
-			f.mux.HandleFunc("POST /agui/refuse", c.handler)
+			f := clienttest.NewRTCFake(t)
+			ag := f.Discover(t)
+			f.Mux.HandleFunc("POST /agui/refuse", c.handler)
 			u := *ag.AGUI
 			u.Path = "/agui/refuse"
 			ag.AGUI = &u
@@ -137,13 +137,13 @@ func TestWebRTCExchangeRefusals(t *testing.T) {
 func TestWebRTCOfferHeaders(t *testing.T) {
 	const token = "tok-CANARY-42"
 	for _, sameOrigin := range []bool{true, false} {
-		f := newFakeAgent(t)
+		f := clienttest.NewRTCFake(t)
 		seen := make(chan http.Header, 1)
-		f.mux.HandleFunc("POST /agui/echo", func(w http.ResponseWriter, r *http.Request) {
+		f.Mux.HandleFunc("POST /agui/echo", func(w http.ResponseWriter, r *http.Request) {
 			seen <- r.Header.Clone()
 			http.Error(w, "seen", http.StatusTeapot)
 		})
-		ag, err := client.Discover(context.Background(), f.srv.URL, token, &client.Policy{AllowInsecureLocal: true,
+		ag, err := client.Discover(context.Background(), f.Srv.URL, token, &client.Policy{AllowInsecureLocal: true,
 			LookupIP: clienttest.LookupTable(map[string]string{"other.test": "127.0.0.1"})})
 		if err != nil {
 			t.Fatal(err)
@@ -188,10 +188,10 @@ func TestWebRTCFrameRules(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			f := newFakeAgent(t)
-			f.onOffer = raiseMax
-			f.script = func(ctx context.Context, raw datachannel.ReadWriteCloser) {
-				if !establish(ctx, t, raw) {
+			f := clienttest.NewRTCFake(t)
+			f.OnOffer = raiseMax
+			f.Script = func(ctx context.Context, raw datachannel.ReadWriteCloser) {
+				if !clienttest.Establish(ctx, t, raw) {
 					return
 				}
 				if _, err := raw.WriteDataChannel(c.msg, c.text); err != nil {
@@ -200,7 +200,7 @@ func TestWebRTCFrameRules(t *testing.T) {
 				<-ctx.Done()
 			}
 			ctx := context.Background()
-			ag := f.discover(t)
+			ag := f.Discover(t)
 			tr, err := ag.Dial(ctx)
 			if err != nil {
 				t.Fatal(err)
@@ -230,14 +230,14 @@ func TestWebRTCFrameRules(t *testing.T) {
 // An agent whose candidates cannot be reached is given up at the policy's
 // total timeout, with everything the attempt started closed.
 func TestWebRTCUnreachableAgent(t *testing.T) {
-	f := newFakeAgent(t)
+	f := clienttest.NewRTCFake(t)
 	// An ICE-lite agent sends no checks, so no peer-reflexive address
 	// reaches it either.
-	f.lite = true
-	f.onAnswer = func(sdp string) string {
+	f.Lite = true
+	f.OnAnswer = func(sdp string) string {
 		return regexp.MustCompile(`(a=candidate:\S+ \d+ udp \d+ 127\.0\.0\.1) \d+`).ReplaceAllString(sdp, "$1 9")
 	}
-	ag, err := client.Discover(context.Background(), f.srv.URL, "", &client.Policy{AllowInsecureLocal: true, TotalTimeout: time.Second})
+	ag, err := client.Discover(context.Background(), f.Srv.URL, "", &client.Policy{AllowInsecureLocal: true, TotalTimeout: time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/agentcall/acbridge/client"
+	"github.com/agentcall/acbridge/client/clienttest"
 	"github.com/pion/datachannel"
 )
 
@@ -51,9 +52,9 @@ const setupRounds = 5
 func TestWebRTCSetupWithoutUsableCandidates(t *testing.T) {
 	for _, c := range unusableCandidates {
 		t.Run(c.name, func(t *testing.T) {
-			f := newFakeAgent(t)
+			f := clienttest.NewRTCFake(t)
 			if c.answer != nil {
-				f.onAnswer = func(sdp string) string {
+				f.OnAnswer = func(sdp string) string {
 					out := c.answer(sdp)
 					if out == sdp || loopbackHost.MatchString(out) {
 						t.Errorf("the answer's loopback host candidates were not replaced")
@@ -61,8 +62,8 @@ func TestWebRTCSetupWithoutUsableCandidates(t *testing.T) {
 					return out
 				}
 			}
-			f.script = func(ctx context.Context, raw datachannel.ReadWriteCloser) {
-				if establish(ctx, t, raw) {
+			f.Script = func(ctx context.Context, raw datachannel.ReadWriteCloser) {
+				if clienttest.Establish(ctx, t, raw) {
 					// Hold the channel until the client ends the session.
 					buf := make([]byte, 1<<17)
 					for {
@@ -72,7 +73,7 @@ func TestWebRTCSetupWithoutUsableCandidates(t *testing.T) {
 					}
 				}
 			}
-			ag := f.discover(t)
+			ag := f.Discover(t)
 			var took []time.Duration
 			for range setupRounds {
 				took = append(took, timeSetup(t, ag))
@@ -86,7 +87,7 @@ func TestWebRTCSetupWithoutUsableCandidates(t *testing.T) {
 
 // timeSetup times one set-up, Dial → session.established, and ends the
 // session.
-func timeSetup(t testing.TB, ag *client.Agent) time.Duration {
+func timeSetup(t testing.TB, ag *client.Discovered) time.Duration {
 	t.Helper()
 	ctx := context.Background()
 	t0 := time.Now()

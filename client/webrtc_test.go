@@ -62,7 +62,7 @@ func (ra *rtcAgent) audioTurns() []agent.AudioTurn {
 	return append([]agent.AudioTurn(nil), ra.turns...)
 }
 
-func discoverRTC(t testing.TB, ra *rtcAgent) *client.Agent {
+func discoverRTC(t testing.TB, ra *rtcAgent) *client.Discovered {
 	t.Helper()
 	ag, err := client.Discover(context.Background(), ra.srv.URL, "", &client.Policy{AllowInsecureLocal: true, TotalTimeout: 10 * time.Second})
 	if err != nil {
@@ -281,14 +281,14 @@ func TestWebRTCAgentGoneEndsSession(t *testing.T) {
 func TestWebRTCOfferHasLoopbackCandidatesOnly(t *testing.T) {
 	var mu sync.Mutex
 	var offer string
-	fa := newFakeAgent(t)
-	fa.onOffer = func(sdp string) string {
+	fa := clienttest.NewRTCFake(t)
+	fa.OnOffer = func(sdp string) string {
 		mu.Lock()
 		offer = sdp
 		mu.Unlock()
 		return sdp
 	}
-	tr, err := fa.discover(t).Dial(context.Background())
+	tr, err := fa.Discover(t).Dial(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -75,6 +75,11 @@ type NFC struct {
 	// UID, read from the input device Device (package nfc/keyboard).
 	Driver string `toml:"driver"`
 	Device string `toml:"device"`
+	// SPIDevice, ResetChip and ResetLine place an "rc522" board (package
+	// nfc/rc522); ResetLine -1: RST tied to 3.3 V.
+	SPIDevice string `toml:"spi_device"`
+	ResetChip string `toml:"reset_chip"`
+	ResetLine int    `toml:"reset_line"`
 }
 
 // Camera configures photo capture.
@@ -85,6 +90,9 @@ type Camera struct {
 	Intent        string   `toml:"intent"`
 	SettleFrames  int      `toml:"settle_frames"`
 	SettleTimeout Duration `toml:"settle_timeout"`
+	// Timeout kills a ribbon camera's rpicam-still (device "rpicam:N")
+	// that has not delivered its picture.
+	Timeout Duration `toml:"timeout"`
 }
 
 // Audio configures the microphone, the speaker and an optional local TTS.
@@ -202,16 +210,18 @@ func (c *Config) applyDefaults() {
 	}
 	setStr(&c.Keystore.Path, "/var/lib/acbridge/keystore.json")
 	if c.Modalities.Enabled == nil {
-		c.Modalities.Enabled = []string{"nfc", "photo"}
+		c.Modalities.Enabled = modalityNames()
 	}
 	setDur(&c.NFC.Window, 15*time.Second)
-	setStr(&c.NFC.Intent, "identify")
+	setStr(&c.NFC.Intent, defaultIntent)
 	setStr(&c.NFC.Driver, "pcsc")
-	setStr(&c.Camera.Intent, "identify")
+	c.applyRC522Defaults()
+	setStr(&c.Camera.Intent, defaultIntent)
 	if c.Camera.SettleFrames == 0 {
 		c.Camera.SettleFrames = 30
 	}
 	setDur(&c.Camera.SettleTimeout, 2*time.Second)
+	setDur(&c.Camera.Timeout, 10*time.Second)
 	setDur(&c.Audio.EngagementIdle, 20*time.Second)
 	if c.Audio.DuckDB == 0 {
 		c.Audio.DuckDB = -60
@@ -225,7 +235,7 @@ func (c *Config) applyDefaults() {
 	for i := range c.Buttons {
 		b := &c.Buttons[i]
 		setDur(&b.Debounce, 30*time.Millisecond)
-		if b.Control == "cancel" {
+		if b.Control == cancelControl {
 			setDur(&b.LongPress, time.Second)
 		}
 	}
@@ -326,22 +336,23 @@ func (c *Config) Validate() error {
 		add("agent.run_max_events must be between 100 and 1000000")
 	}
 	for _, m := range c.Modalities.Enabled {
-		if m != "nfc" && m != "photo" {
-			add("modalities.enabled: unknown modality %q (nfc, photo)", clip(m))
+		if !slices.Contains(modalityNames(), m) {
+			add("modalities.enabled: unknown modality %q (%s)", clip(m), strings.Join(modalityNames(), ", "))
 		}
 	}
 	switch {
-	case c.NFC.Driver != "pcsc" && c.NFC.Driver != "keyboard":
-		add("nfc.driver: unknown driver %q (pcsc, keyboard)", clip(c.NFC.Driver))
+	case c.NFC.Driver != "pcsc" && c.NFC.Driver != "keyboard" && c.NFC.Driver != "rc522":
+		add("nfc.driver: unknown driver %q (pcsc, keyboard, rc522)", clip(c.NFC.Driver))
 	case c.NFC.Driver == "keyboard" && c.NFC.Device == "":
 		add("nfc.device: the keyboard driver needs the reader's input device, a /dev/input/by-id/…-event-kbd link (ls /dev/input/by-id)")
 	}
+	c.validateRC522(add)
 	if c.NFC.Window.Duration < time.Second || c.NFC.Window.Duration > 5*time.Minute {
 		add("nfc.window must be between 1s and 5m")
 	}
 	for _, it := range []struct{ key, v string }{{"nfc.intent", c.NFC.Intent}, {"camera.intent", c.Camera.Intent}} {
-		if !slices.Contains([]string{"identify", "remember", "inspect", "act"}, it.v) {
-			add("%s must be identify, remember, inspect or act", it.key)
+		if !slices.Contains(intents, it.v) {
+			add("%s must be one of %s", it.key, strings.Join(intents, ", "))
 		}
 	}
 	if r := c.Camera.Rotation; r != 0 && r != 90 && r != 180 && r != 270 {
@@ -352,6 +363,9 @@ func (c *Config) Validate() error {
 	}
 	if c.Camera.SettleTimeout.Duration <= 0 || c.Camera.SettleTimeout.Duration > 30*time.Second {
 		add("camera.settle_timeout must be between 1ms and 30s")
+	}
+	if d := c.Camera.Timeout.Duration; d < time.Second || d > 2*time.Minute {
+		add("camera.timeout must be between 1s and 2m")
 	}
 	if d := c.Audio.EngagementIdle.Duration; d < time.Second || d > time.Hour {
 		add("audio.engagement_idle must be between 1s and 1h")
@@ -385,8 +399,8 @@ func (c *Config) Validate() error {
 	seen := map[string]bool{}
 	for i, b := range c.Buttons {
 		key := fmt.Sprintf("button[%d]", i)
-		if !slices.Contains([]string{"scan", "photo", "talk", "cancel"}, b.Control) {
-			add("%s.control must be scan, photo, talk or cancel", key)
+		if !slices.Contains(controls, b.Control) {
+			add("%s.control must be one of %s", key, strings.Join(controls, ", "))
 		}
 		switch b.Source {
 		case "gpio":

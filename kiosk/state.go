@@ -195,7 +195,7 @@ func (s *state) apply(n notice.Notice, now time.Time) {
 			text = w.Person + " (" + w.Code + ")"
 		}
 		s.add("info", "", clean(text, maxLineText), now)
-	case notice.Info, notice.Refused:
+	case notice.Info, notice.Refused, notice.Hint:
 		s.add("info", "", clean(n.Text, maxLineText), now)
 	}
 }

@@ -28,6 +28,7 @@ const (
 	Disarmed     Kind = "disarmed"       // Control's collection ended without sending; Text: why
 	Sent         Kind = "sent"           // Control's observation left the device
 	User         Kind = "user"           // Text: what the person said
+	Hint         Kind = "hint"           // Text: how to use Control, now that it works
 	Info         Kind = "info"           // Text: anything else, in plain words
 	// Refused: a press (Control) or a typed line (no Control) that was not
 	// acted on and is not kept for later; Text says why.

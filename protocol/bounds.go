@@ -58,7 +58,7 @@ func validModalities(ms []Modality) bool {
 		return false
 	}
 	for i, m := range ms {
-		if (m != NFC && m != Photo) || slices.Contains(ms[:i], m) {
+		if !slices.Contains(Modalities, m) || slices.Contains(ms[:i], m) {
 			return false
 		}
 	}
@@ -156,9 +156,7 @@ func (o *Observation) checkBounds() error {
 	if o.SchemaVersion != SchemaVersion || !inLen(o.ObservationID, 1, MaxObservationID) || len(o.CapturedAt) > 64 {
 		return bad("header fields")
 	}
-	switch o.Intent {
-	case "identify", "remember", "inspect", "act":
-	default:
+	if !slices.Contains(Intents, o.Intent) {
 		return bad("intent")
 	}
 	if o.Object == nil && o.Image == nil {

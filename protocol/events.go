@@ -134,27 +134,13 @@ func ParseEnvelope(frame []byte) (*Envelope, error) {
 	if err := schemaCheck(SchemaEvents, inst, CodeEventSchema, "server envelope"); err != nil {
 		return nil, err
 	}
-	var env Envelope
-	if err := decodeExact(inst, &env); err != nil {
-		return nil, newError(CodeEventSchema, "server envelope does not fit its Go type")
-	}
-	if err := env.checkBounds(); err != nil {
-		return nil, err
-	}
-	return &env, nil
+	return decodeBounded[Envelope](inst, CodeEventSchema, "server envelope")
 }
 
 // MarshalEnvelope encodes env and checks it against the schema and the frame
 // bound before it is sent.
 func MarshalEnvelope(env *Envelope) ([]byte, error) {
-	b, err := json.Marshal(env)
-	if err != nil {
-		return nil, newError(CodeEventSchema, "server envelope does not encode")
-	}
-	if _, err := ParseEnvelope(b); err != nil {
-		return nil, err
-	}
-	return b, nil
+	return marshalChecked(env, ParseEnvelope, CodeEventSchema, "server envelope")
 }
 
 // Failure builds a failure event from a rejection: its code and bounded

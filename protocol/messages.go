@@ -2,7 +2,6 @@ package protocol
 
 import (
 	"bytes"
-	"encoding/json"
 	"strings"
 	"unicode/utf8"
 
@@ -126,25 +125,11 @@ func ParseClientMessage(frame []byte) (*ClientMessage, error) {
 		}
 		return nil, newError(code, "client message is not valid at %s", describeLocations(locs))
 	}
-	var m ClientMessage
-	if err := decodeExact(inst, &m); err != nil {
-		return nil, newError(CodeMessageSchema, "client message does not fit its Go type")
-	}
-	if err := m.checkBounds(); err != nil {
-		return nil, err
-	}
-	return &m, nil
+	return decodeBounded[ClientMessage](inst, CodeMessageSchema, "client message")
 }
 
 // MarshalClientMessage encodes m and checks it against the schema and the
 // frame bound, so that nothing malformed ever leaves this process.
 func MarshalClientMessage(m *ClientMessage) ([]byte, error) {
-	b, err := json.Marshal(m)
-	if err != nil {
-		return nil, newError(CodeMessageSchema, "client message does not encode")
-	}
-	if _, err := ParseClientMessage(b); err != nil {
-		return nil, err
-	}
-	return b, nil
+	return marshalChecked(m, ParseClientMessage, CodeMessageSchema, "client message")
 }

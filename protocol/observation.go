@@ -8,6 +8,20 @@ const (
 	Photo Modality = "photo"
 )
 
+// Modalities lists the 0.1 modalities in a stable order.
+var Modalities = []Modality{NFC, Photo}
+
+// The observation intents 0.1 defines.
+const (
+	IntentIdentify = "identify"
+	IntentRemember = "remember"
+	IntentInspect  = "inspect"
+	IntentAct      = "act"
+)
+
+// Intents lists the 0.1 intents in a stable order.
+var Intents = []string{IntentIdentify, IntentRemember, IntentInspect, IntentAct}
+
 // Bounds stated by the spec, and (marked "ours") bounds it leaves open.
 const (
 	MaxCardBytes     = 256 << 10 // "Cards are at most 256 KiB"

@@ -32,17 +32,14 @@ func CheckObservationJSON(raw []byte, negotiated []Modality) (*Observation, erro
 	if err := schemaCheck(SchemaObservation, inst, CodeObservationSchema, "observation"); err != nil {
 		return nil, err
 	}
-	var obs Observation
-	if err := decodeExact(inst, &obs); err != nil {
-		return nil, newError(CodeObservationSchema, "observation does not fit its Go type")
-	}
-	if err := obs.checkBounds(); err != nil {
+	obs, err := decodeBounded[Observation](inst, CodeObservationSchema, "observation")
+	if err != nil {
 		return nil, err
 	}
-	if err := CheckObservation(&obs, negotiated); err != nil {
+	if err := CheckObservation(obs, negotiated); err != nil {
 		return nil, err
 	}
-	return &obs, nil
+	return obs, nil
 }
 
 // CheckObservation applies the rules after the schema: negotiation, then the

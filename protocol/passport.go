@@ -55,12 +55,5 @@ func ParsePassport(raw []byte) (*Passport, error) {
 	if err := schemaCheck(SchemaPassport, inst, CodePassportSchema, "passport"); err != nil {
 		return nil, err
 	}
-	var p Passport
-	if err := decodeExact(inst, &p); err != nil {
-		return nil, newError(CodePassportSchema, "passport does not fit its Go type")
-	}
-	if err := p.checkBounds(); err != nil {
-		return nil, err
-	}
-	return &p, nil
+	return decodeBounded[Passport](inst, CodePassportSchema, "passport")
 }

@@ -55,7 +55,8 @@ cp /etc/passwd /etc/group "$tmp/root/etc/"
 out=$(systemd-sysusers --root="$tmp/root" "$sysusers" 2>&1) || fail "systemd-sysusers rejected $sysusers: $out"
 grep -q '^acbridge:' "$tmp/root/etc/passwd" || fail "systemd-sysusers did not create user acbridge: $out"
 grep -Eq '^gpio:[^:]*:[^:]*:(.*,)?acbridge(,|$)' "$tmp/root/etc/group" || fail "acbridge is not in group gpio after systemd-sysusers: $out"
-echo "check-unit: systemd-sysusers: creates user acbridge in group gpio"
+grep -Eq '^spi:[^:]*:[^:]*:(.*,)?acbridge(,|$)' "$tmp/root/etc/group" || fail "acbridge is not in group spi after systemd-sysusers: $out"
+echo "check-unit: systemd-sysusers: creates user acbridge in groups gpio and spi"
 
 # 4. the kiosk screen's unit and user (not hardened to MAX_EXPOSURE: a
 # browser needs much of what that limit takes away).

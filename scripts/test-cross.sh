@@ -20,7 +20,9 @@
 #   5. in the same chroot (scripts/test-fleet.sh): the signed repository of
 #      `make repo` on loopback, apt install through it, an unattended upgrade
 #      (refused while the shipped snippet is disabled), unsigned and wrongly
-#      signed repositories refused, and first-boot provisioning.
+#      signed repositories refused, and first-boot provisioning, by the
+#      command and by acbridge-provision.service in the chroot booted with
+#      systemd-nspawn (scripts/test-provision-boot.sh).
 #
 #   scripts/test-cross.sh            (as root: debootstrap and chroot need it)
 #
@@ -29,7 +31,7 @@
 # (Debian mirror for the chroot, default deb.debian.org).
 #
 # Needs Debian packages (installed here): qemu-user-static lintian debootstrap
-# binutils reprepro gnupg python3, and what scripts/cross.sh installs.
+# binutils reprepro gnupg python3 systemd-container, and what scripts/cross.sh installs.
 set -uo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -66,7 +68,7 @@ section() { echo; echo "== $* ($(date +%T))"; }
 [ "$(id -u)" -eq 0 ] || die "run as root (debootstrap, chroot and dpkg need it)"
 
 missing=()
-for p in qemu-user-static lintian debootstrap binutils reprepro gnupg python3; do
+for p in qemu-user-static lintian debootstrap binutils reprepro gnupg python3 systemd-container; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
 done
 if [ ${#missing[@]} -gt 0 ]; then

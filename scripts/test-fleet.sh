@@ -15,7 +15,10 @@
 #       while the shipped snippet is disabled, upgrades it once enabled, and
 #       the configuration, token and keystore stay;
 #   5d. a repository signed by another key, and an unsigned one, both
-#       offering a still newer version: apt refuses them and nothing changes.
+#       offering a still newer version: apt refuses them and nothing changes;
+#   5e. the chroot booted by its own systemd (scripts/test-provision-boot.sh):
+#       acbridge-provision.service provisions before acbridge.service starts,
+#       is skipped with an empty card, and fails on a bad file.
 
 section "5. signed repository, unattended upgrade, provisioning (same chroot)"
 fleet_start=$(date +%s)
@@ -125,6 +128,9 @@ for bad_repo in wrong unsigned; do
 	in_chroot sh -c 'apt-get install -y --no-install-recommends acbridge 2>&1; unattended-upgrade 2>&1' >"$tmp/try-$bad_repo.log"
 	check "nothing from the $bad_repo repository is installed (acbridge stays $up_version)" test "$(installed)" = "$up_version"
 done
+
+# ---- 5e. the provisioning unit started by systemd
+. "$root/scripts/test-provision-boot.sh"
 
 fleet_time=$(($(date +%s) - fleet_start))
 echo "    section 5 took $fleet_time s"

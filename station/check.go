@@ -7,6 +7,7 @@ import (
 
 	"github.com/agentcall/acbridge/button/evdev"
 	"github.com/agentcall/acbridge/button/gpio"
+	"github.com/agentcall/acbridge/camera"
 	"github.com/agentcall/acbridge/config"
 	"github.com/agentcall/acbridge/nfc"
 )
@@ -17,10 +18,15 @@ const maxDeviceName = 256
 
 // Check validates what config.Validate cannot without knowing the device
 // packages: evdev key names, gpio biases, the syntax of device names and
-// combinations of devices that can never work. It opens nothing. The
+// combinations of devices that can never work. It opens nothing; only a
+// GPIO chip named by label or "header" makes it read the chips' labels. The
 // problems are reported all at once, each naming its key, as
 // config.Problems.
-func Check(cfg *config.Config) error {
+func Check(cfg *config.Config) error { return check(cfg, gpio.SystemChips{}) }
+
+// check is Check with the machine's GPIO chips described by chips, which
+// it lists only to compare a chip named by label with one named by device.
+func check(cfg *config.Config, chips gpio.ChipLister) error {
 	var p config.Problems
 	add := func(format string, a ...any) { p = append(p, fmt.Sprintf(format, a...)) }
 	name := func(key, v string, path bool) {
@@ -37,6 +43,9 @@ func Check(cfg *config.Config) error {
 	}
 	name("nfc.device", cfg.NFC.Device, true)
 	name("camera.device", cfg.Camera.Device, false)
+	if _, ok, err := camera.ParseRPi(cfg.Camera.Device); ok && err != nil {
+		add("camera.device must be rpicam:N with N from 0 to %d, the index `rpicam-hello --list-cameras` prints, not %q", camera.MaxRPiIndex, clip(cfg.Camera.Device))
+	}
 	name("audio.microphone", cfg.Audio.Microphone, false)
 	name("audio.speaker", cfg.Audio.Speaker, false)
 	name("led.chip", cfg.LED.Chip, false)
@@ -50,7 +59,7 @@ func Check(cfg *config.Config) error {
 			}
 			name(key+".chip", b.Chip, false)
 			chipName(add, key+".chip", b.Chip)
-			if cfg.LED.Chip != "" && sameChip(cfg.LED.Chip, b.Chip) && cfg.LED.Line == b.Line {
+			if cfg.LED.Chip != "" && gpio.SameChip(cfg.LED.Chip, b.Chip, chips) && cfg.LED.Line == b.Line {
 				add("%s uses GPIO line %d of %s, which the LED drives: a line is either an input or an output; wire the button or the LED to another line", key, b.Line, clip(b.Chip))
 			}
 		case "evdev":
@@ -64,6 +73,7 @@ func Check(cfg *config.Config) error {
 			add("%s.bias applies only to gpio buttons; remove it", key)
 		}
 	}
+	checkRC522(cfg, add, chips)
 	if len(p) > 0 {
 		return p
 	}
@@ -98,10 +108,6 @@ func chipName(add func(string, ...any), key, chip string) {
 	if strings.Contains(chip, "/") {
 		add("%s must be a chip name like gpiochip0 or a path under /dev (gpiodetect lists them), not %q", key, clip(chip))
 	}
-}
-
-func sameChip(a, b string) bool {
-	return strings.TrimPrefix(a, "/dev/") == strings.TrimPrefix(b, "/dev/")
 }
 
 func clip(s string) string {

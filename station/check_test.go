@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentcall/acbridge/button/gpio"
 	"github.com/agentcall/acbridge/config"
 	"github.com/agentcall/acbridge/station"
 )
@@ -59,5 +60,28 @@ func TestCheckReportsAllAndPassesGoodOnes(t *testing.T) {
 		if err := station.Check(parse(t, good)); err != nil {
 			t.Errorf("Check(%q) = %v", good, err)
 		}
+	}
+}
+
+type piChips []gpio.ChipInfo
+
+func (p piChips) Chips() ([]gpio.ChipInfo, error) { return p, nil }
+
+// The LED and a button on one line are refused however each names the
+// chip: on a Pi 5 with a new kernel "header", "pinctrl-rp1" and "gpiochip0"
+// are one chip.
+func TestCheckLEDAndButtonOnOneLineByLabel(t *testing.T) {
+	pi5 := piChips{{Name: "gpiochip0", Label: "pinctrl-rp1", Lines: 54}, {Name: "gpiochip10", Label: "gpio-brcmstb@107d508500", Lines: 32}}
+	conf := func(led, button string) string {
+		return agent + "[led]\nchip = \"" + led + "\"\nline = 5\n[[button]]\ncontrol = \"scan\"\nsource = \"gpio\"\nchip = \"" + button + "\"\nline = 5\n"
+	}
+	for _, c := range [][2]string{{"header", "gpiochip0"}, {"gpiochip0", "pinctrl-rp1"}, {"pinctrl-rp1", "header"}} {
+		err := station.CheckWith(parse(t, conf(c[0], c[1])), pi5)
+		if err == nil || !strings.Contains(err.Error(), "which the LED drives") {
+			t.Errorf("LED on %s, button on %s: %v; want the clash refused", c[0], c[1], err)
+		}
+	}
+	if err := station.CheckWith(parse(t, conf("header", "gpiochip10")), pi5); err != nil {
+		t.Errorf("LED on the header, button on another chip: %v", err)
 	}
 }

@@ -38,6 +38,7 @@ func Sections() []Section {
 	return []Section{
 		{Name: "nfc", Title: "NFC readers (PC/SC)", List: listNFCReaders},
 		{Name: "keyboardReaders", Title: "Keyboard-class input devices (nfc.device, nfc.driver = \"keyboard\")", List: listKeyboardReaders},
+		{Name: "spiPorts", Title: "SPI ports (nfc.spi_device, nfc.driver = \"rc522\")", List: listSPIPorts},
 		{Name: "cameras", Title: "Cameras (camera.device)", List: listCameras},
 		{Name: "microphones", Title: "Microphones (audio.microphone)", List: listMicrophones},
 		{Name: "speakers", Title: "Speakers (audio.speaker)", List: listSpeakers},
@@ -74,7 +75,8 @@ func listCameras(ctx context.Context) ([]Device, error) {
 		// codec or ISP node on a Raspberry Pi, or a camera busy elsewhere.
 		out = append(out, Device{Name: name, Attrs: map[string]any{"label": c.Label, "description": c.Name, "bus": c.Bus, "capture": c.Name != ""}})
 	}
-	return out, nil
+	rpi, err := listRPiCameras(ctx)
+	return append(out, rpi...), err
 }
 
 func listMicrophones(ctx context.Context) ([]Device, error) {
@@ -104,6 +106,9 @@ func audioDevices(ds []audio.Device) []Device {
 		}
 		if d.Test {
 			attrs["test"], attrs["description"] = true, "test tone"
+		}
+		if len(d.Rates) > 0 {
+			attrs["rates"] = d.Rates // native; a capture at another rate than 48 kHz is resampled
 		}
 		out = append(out, Device{Name: d.ID, Attrs: attrs})
 	}

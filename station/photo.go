@@ -20,18 +20,28 @@ type Photo struct {
 	present func() bool
 }
 
-// NewPhoto builds the pipeline of the configuration's camera section. It
-// opens nothing: each capture opens and closes the camera.
+// NewPhoto builds the pipeline of the configuration's camera section: a
+// V4L2 camera, or a ribbon camera through rpicam-still ("rpicam:N", or
+// the only camera when camera.device is empty or "auto"). It opens
+// nothing: each capture opens and closes the camera.
 func NewPhoto(c config.Camera, log *slog.Logger) (*Photo, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	cam, err := camera.New(camera.Config{Device: c.Device, Rotation: c.Rotation, Mirror: c.Mirror,
+	// "" and "auto" become a ribbon camera when it is the only camera, else
+	// "" (the first V4L2 camera, whose presence is sysfs's alone).
+	dev := camera.Pick(context.Background(), c.Device)
+	if n, ok, err := camera.ParseRPi(dev); ok {
+		if err != nil {
+			return nil, err
+		}
+		return newRPiPhoto(c, n, log)
+	}
+	cam, err := camera.New(camera.Config{Device: dev, Rotation: c.Rotation, Mirror: c.Mirror,
 		Settle: camera.Settle{MaxFrames: c.SettleFrames, MaxWait: c.SettleTimeout.Duration}, Logger: log})
 	if err != nil {
 		return nil, err
 	}
-	dev := c.Device
 	return &Photo{cam: cam, present: func() bool { return camera.Present(dev) }}, nil
 }
 

@@ -44,7 +44,7 @@ func TestRoomEchoIsCancelled(t *testing.T) {
 // captureRoom plays speech into the room for 6 s while its microphone
 // records, and returns the decoded recording.
 func captureRoom(t *testing.T, room *audiotest.Room, p *audio.Processor) ([]int16, error) {
-	mic, err := audio.OpenMic(&audio.MicOptions{Driver: room.Mic(), Echo: p})
+	mic, err := audio.NewMic(&audio.MicOptions{Driver: room.Mic(), Echo: p})
 	if err != nil {
 		return nil, err
 	}

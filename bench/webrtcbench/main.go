@@ -156,7 +156,7 @@ func startAgent(reply time.Duration) (string, func(), error) {
 	return strings.TrimSpace(line), stop, nil
 }
 
-func establish(ctx context.Context, ag *client.Agent, n int) (full, start []time.Duration, err error) {
+func establish(ctx context.Context, ag *client.Discovered, n int) (full, start []time.Duration, err error) {
 	for i := 0; i < n; i++ {
 		t0 := time.Now()
 		tr, err := ag.DialWebRTC(ctx, nil)
@@ -188,8 +188,8 @@ type countSink struct{ n atomic.Int64 }
 func (c *countSink) Write(pcm []int16) error { c.n.Add(int64(len(pcm))); return nil }
 func (c *countSink) Close() error            { return nil }
 
-func stream(ctx context.Context, ag *client.Agent, d, turn time.Duration) (*streamStats, error) {
-	mic, err := audio.OpenMic(&audio.MicOptions{Device: audio.TestDevice})
+func stream(ctx context.Context, ag *client.Discovered, d, turn time.Duration) (*streamStats, error) {
+	mic, err := audio.NewMic(&audio.MicOptions{Device: audio.TestDevice})
 	if err != nil {
 		return nil, err
 	}

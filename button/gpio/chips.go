@@ -3,6 +3,7 @@ package gpio
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/warthog618/go-gpiocdev"
@@ -115,4 +116,43 @@ func describeChips(chips []ChipInfo) string {
 		s[i] = fmt.Sprintf("%s [%s] (%d lines)", c.Name, label, c.Lines)
 	}
 	return strings.Join(s, ", ")
+}
+
+// SameChip reports whether the configured chips a and b name the same
+// device, so that a button and the LED configured one by label
+// ("pinctrl-rp1" or "header") and the other by name ("gpiochip0") are seen
+// on one line. Names and labels are matched against l's chips, paths and
+// udev links are followed; a chip that resolves to nothing is compared by
+// its text, since the open refuses it anyway.
+func SameChip(a, b string, l ChipLister) bool {
+	if a == b {
+		return true
+	}
+	var chips []ChipInfo
+	if needsResolve(a) || needsResolve(b) {
+		chips, _ = l.Chips()
+	}
+	return canonicalChip(a, chips) == canonicalChip(b, chips)
+}
+
+func canonicalChip(chip string, chips []ChipInfo) string {
+	want := []string{chip}
+	if chip == Header {
+		want = headerLabels
+	}
+	for _, label := range want {
+		for _, c := range chips {
+			if c.Label == label || c.Name == label {
+				return c.Name
+			}
+		}
+	}
+	path := chip
+	if !strings.HasPrefix(path, "/") {
+		path = "/dev/" + path
+	}
+	if resolved, err := filepath.EvalSymlinks(path); err == nil {
+		path = resolved
+	}
+	return strings.TrimPrefix(path, "/dev/")
 }

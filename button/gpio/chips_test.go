@@ -87,3 +87,32 @@ func TestDescribeChips(t *testing.T) {
 		t.Errorf("unreadable chip described as %q", got)
 	}
 }
+
+// A button and the LED are on one chip whether it is named by label, by
+// "header" or by device, on every Pi; different chips stay different.
+func TestSameChip(t *testing.T) {
+	for _, c := range []struct {
+		a, b  string
+		chips standIn
+		want  bool
+	}{
+		{"gpiochip0", "gpiochip0", pc, true},
+		{"gpiochip0", "/dev/gpiochip0", pc, true},
+		{"header", "gpiochip4", pi5, true},
+		{"header", "gpiochip0", pi5, false},
+		{"header", "gpiochip0", pi5new, true},
+		{"pinctrl-rp1", "gpiochip0", pi5new, true},
+		{"pinctrl-rp1", "header", pi5, true},
+		{"pinctrl-bcm2711", "gpiochip0", pi4, true},
+		{"pinctrl-bcm2711", "gpiochip1", pi4, false},
+		{"raspberrypi-exp-gpio", "header", pi3, false},
+		{"header", "gpiochip0", nil, false},
+	} {
+		if got := SameChip(c.a, c.b, c.chips); got != c.want {
+			t.Errorf("SameChip(%q, %q) = %v, want %v", c.a, c.b, got, c.want)
+		}
+	}
+	if SameChip("header", "gpiochip0", failingLister{}) {
+		t.Error("an unlistable header chip matched gpiochip0")
+	}
+}

@@ -23,7 +23,7 @@ type RTCTurns struct {
 // session and the microphone close in t.Cleanup; a test that checks for
 // leaked goroutines before its cleanups run closes them itself (Close is
 // safe twice on both).
-func StartRTCTurns(t testing.TB, ag *client.Agent, o *client.WebRTCOptions) *RTCTurns {
+func StartRTCTurns(t testing.TB, ag *client.Discovered, o *client.WebRTCOptions) *RTCTurns {
 	t.Helper()
 	rs := StartRTC(t, ag, o)
 	if rs.PTT == nil {
@@ -34,10 +34,10 @@ func StartRTCTurns(t testing.TB, ag *client.Agent, o *client.WebRTCOptions) *RTC
 
 // StartRTC is StartRTCTurns for any card: the session offers explicit
 // turns, and PTT is nil when the card does not allow them.
-func StartRTC(t testing.TB, ag *client.Agent, o *client.WebRTCOptions) *RTCTurns {
+func StartRTC(t testing.TB, ag *client.Discovered, o *client.WebRTCOptions) *RTCTurns {
 	t.Helper()
 	ctx := context.Background()
-	mic, err := audio.OpenMic(&audio.MicOptions{Device: audio.TestDevice})
+	mic, err := audio.NewMic(&audio.MicOptions{Device: audio.TestDevice})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,8 +9,6 @@ package main
 
 import (
 	"context"
-	"fmt"
-	"io"
 	"os"
 	"os/signal"
 	"syscall"
@@ -25,34 +23,15 @@ func main() {
 	os.Exit(code)
 }
 
-// run dispatches to a command; exit status 2 means a usage error.
-func run(ctx context.Context, e *cli.Env, args []string) int {
-	if len(args) == 0 {
-		usage(e.Stderr)
-		return 2
-	}
-	switch args[0] {
-	case "conformance":
-		return cli.Conformance(ctx, e, args[1:])
-	case "replay":
-		return cli.Replay(ctx, e, args[1:])
-	case "-h", "-help", "--help", "help":
-		usage(e.Stdout)
-		return 0
-	}
-	// Never echo the word: it may be a token typed in the wrong place.
-	fmt.Fprintf(e.Stderr, "acbridge-check: unknown command\n\n")
-	usage(e.Stderr)
-	return 2
+// checker lists the checker's commands.
+var checker = cli.Group{
+	Name:  "acbridge-check",
+	Intro: "acbridge-check checks an AgentCall AG-UI 0.1 agent (acbridge's conformance and replay).",
+	Commands: []cli.Command{
+		{Name: "conformance", Summary: cli.ConformanceSummary, Run: cli.Conformance},
+		{Name: "replay", Summary: cli.ReplaySummary, Run: cli.Replay},
+	},
 }
 
-func usage(w io.Writer) {
-	fmt.Fprintln(w, "acbridge-check checks an AgentCall AG-UI 0.1 agent (acbridge's conformance and replay).")
-	fmt.Fprintln(w)
-	fmt.Fprintln(w, "Usage: acbridge-check <command> [flags]")
-	fmt.Fprintln(w)
-	fmt.Fprintf(w, "  %-12s %s\n", "conformance", cli.ConformanceSummary)
-	fmt.Fprintf(w, "  %-12s %s\n", "replay", cli.ReplaySummary)
-	fmt.Fprintln(w)
-	fmt.Fprintln(w, "Run 'acbridge-check <command> --help' for the flags of one command.")
-}
+// run dispatches to a command; exit status 2 means a usage error.
+func run(ctx context.Context, e *cli.Env, args []string) int { return checker.Run(ctx, e, args) }

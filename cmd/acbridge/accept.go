@@ -5,13 +5,10 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io"
-	"os"
-	"path/filepath"
-	"strings"
 
 	"github.com/agentcall/acbridge/accept"
 	"github.com/agentcall/acbridge/button"
+	"github.com/agentcall/acbridge/client"
 	"github.com/agentcall/acbridge/config"
 	"github.com/agentcall/acbridge/station"
 )
@@ -35,7 +32,7 @@ func acbridgeVersion() string {
 func runAccept(ctx context.Context, e *env, args []string) int {
 	fs := newFlagSet(e, "accept", "[--config FILE] [--report out.json] [--junit out.xml] [--only STEPS] [--simulate] [--show PATH] [--replay]")
 	cfgPath := fs.String("config", config.DefaultPath, "configuration `file`")
-	reportPath := fs.String("report", "", "write the JSON report to `file`; a directory gets <host>-<UTC time>.json, for collecting many kiosks' reports (docs/fleet.md)")
+	reportPath := fs.String("report", "", "write the JSON report to `file`; a directory gets <host>-<UTC time>.json, for collecting many kiosks' reports, and an https:// URL gets it posted under the agent's network policy (docs/fleet.md)")
 	junitPath := fs.String("junit", "", "write the JUnit XML report to `file` (for CI dashboards); a directory as for --report")
 	only := fs.String("only", "", "run only these comma-separated `steps`: groups (environment, nfc, buttons, camera, audio, agent) or step ids such as nfc.tap1 (docs/acceptance.md)")
 	simulate := fs.Bool("simulate", false, "run the checklist against a simulated kiosk (virtual reader, test camera and microphone, FIFO keypad, local reference agent) that answers its own prompts")
@@ -58,7 +55,7 @@ func runAccept(ctx context.Context, e *env, args []string) int {
 	case *show != "" && (*show == *reportPath || *show == *junitPath):
 		return usageErr("--show needs a file of its own")
 	}
-	o := accept.Options{Version: acbridgeVersion(), Only: splitList(*only), Replay: *replay, ShowPath: *show, Out: e.Stdout}
+	o := accept.Options{Version: acbridgeVersion(), Only: accept.SplitOnly(*only), Replay: *replay, ShowPath: *show, Out: e.Stdout}
 	if *simulate {
 		so := acceptSim
 		so.Out = e.Stdout
@@ -80,7 +77,13 @@ func runAccept(ctx context.Context, e *env, args []string) int {
 		term := accept.NewTerminal(e.Stdin, e.Stdout)
 		defer term.Close()
 		o.Technician = term
-		o.OpenButtons = func() (button.Source, error) { return acceptButtons(cfg) }
+		// The configured controls as the daemon opens them, minus terminal
+		// keys (no Stdin): during an acceptance the keyboard answers the
+		// prompts.
+		o.OpenButtons = func() (button.Source, error) {
+			src, _, err := station.OpenButtons(cfg, nil)
+			return src, err
+		}
 	}
 	rep, err := accept.Run(ctx, &o)
 	if errors.Is(err, accept.ErrUnknownStep) {
@@ -90,7 +93,17 @@ func runAccept(ctx context.Context, e *env, args []string) int {
 		fmt.Fprintf(e.Stderr, "acbridge accept: %v\n", err)
 		return 1
 	}
-	return finishReport(e, rep, *reportPath, *junitPath)
+	if !accept.IsCollectorURL(*reportPath) {
+		return finishReport(e, rep, *reportPath, *junitPath)
+	}
+	status := finishReport(e, rep, "", *junitPath)
+	shown, err := rep.Post(ctx, *reportPath, &client.Policy{AllowInsecureLocal: o.Config.Agent.AllowInsecureLocal})
+	if err != nil {
+		fmt.Fprintf(e.Stderr, "acbridge: %v\n", err)
+		return 1
+	}
+	fmt.Fprintf(e.Stdout, "report: posted to %s\n", shown)
+	return status
 }
 
 // finishReport writes the reports asked for and returns the exit status:
@@ -100,62 +113,17 @@ func finishReport(e *env, rep *accept.Report, jsonPath, junitPath string) int {
 	if !rep.Accepted {
 		status = 1
 	}
-	for _, w := range []struct {
-		path, ext string
-		write     func(io.Writer) error
-	}{{jsonPath, ".json", rep.WriteJSON}, {junitPath, ".xml", rep.WriteJUnit}} {
+	for _, w := range []struct{ path, ext string }{{jsonPath, ".json"}, {junitPath, ".xml"}} {
 		if w.path == "" {
 			continue
 		}
-		if fi, err := os.Stat(w.path); err == nil && fi.IsDir() {
-			w.path = filepath.Join(w.path, rep.FileName(w.ext))
-		}
-		if err := writeReport(w.path, w.write); err != nil {
+		written, err := rep.WriteFile(w.path, w.ext)
+		if err != nil {
 			fmt.Fprintf(e.Stderr, "acbridge: writing the report: %v\n", err)
 			status = 1
 			continue
 		}
-		fmt.Fprintf(e.Stdout, "report: %s\n", w.path)
+		fmt.Fprintf(e.Stdout, "report: %s\n", written)
 	}
 	return status
-}
-
-// writeReport writes a report file whole or not at all.
-func writeReport(path string, write func(io.Writer) error) error {
-	f, err := os.CreateTemp(filepath.Dir(path), ".acbridge-report-*")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	defer os.Remove(tmp)
-	if err := write(f); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Chmod(0o644); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp, path)
-}
-
-func splitList(s string) []string {
-	var out []string
-	for _, p := range strings.Split(s, ",") {
-		if p = strings.TrimSpace(p); p != "" {
-			out = append(out, p)
-		}
-	}
-	return out
-}
-
-// acceptButtons opens the configured controls as the daemon does, minus
-// terminal keys (no Stdin): during an acceptance the keyboard answers the
-// prompts.
-func acceptButtons(cfg *config.Config) (button.Source, error) {
-	src, _, err := station.OpenButtons(cfg, nil)
-	return src, err
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"maps"
@@ -47,13 +46,7 @@ func runDevices(ctx context.Context, e *env, args []string) int {
 		results[s.Name] = r
 	}
 	if *asJSON {
-		enc := json.NewEncoder(e.Stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(results); err != nil {
-			fmt.Fprintf(e.Stderr, "acbridge devices: %v\n", err)
-			return 1
-		}
-		return status
+		return printJSON(e, "devices", results, status)
 	}
 	for i, s := range sections {
 		if i > 0 {

@@ -8,11 +8,10 @@ package main
 
 import (
 	"context"
-	"fmt"
-	"io"
+	"maps"
 	"os"
 	"os/signal"
-	"sort"
+	"slices"
 	"syscall"
 
 	"github.com/agentcall/acbridge/internal/cli"
@@ -46,44 +45,10 @@ func main() {
 
 // runMain dispatches to a subcommand; exit status 2 means a usage error.
 func runMain(ctx context.Context, e *env, args []string) int {
-	if len(args) == 0 {
-		usage(e.Stderr)
-		return 2
+	g := cli.Group{Name: "acbridge", Intro: "acbridge bridges kiosk hardware to an AgentCall AG-UI 0.1 agent."}
+	for _, name := range slices.Sorted(maps.Keys(commands)) {
+		c := commands[name]
+		g.Commands = append(g.Commands, cli.Command{Name: c.name, Summary: c.summary, Run: c.run})
 	}
-	switch args[0] {
-	case "-h", "-help", "--help", "help":
-		if len(args) > 1 {
-			if c, ok := commands[args[1]]; ok {
-				return c.run(ctx, e, []string{"--help"})
-			}
-		}
-		usage(e.Stdout)
-		return 0
-	}
-	c, ok := commands[args[0]]
-	if !ok {
-		// Never echo the word: it may be a UID or a token typed in the wrong place.
-		fmt.Fprintf(e.Stderr, "acbridge: unknown command\n\n")
-		usage(e.Stderr)
-		return 2
-	}
-	return c.run(ctx, e, args[1:])
-}
-
-func usage(w io.Writer) {
-	fmt.Fprintln(w, "acbridge bridges kiosk hardware to an AgentCall AG-UI 0.1 agent.")
-	fmt.Fprintln(w)
-	fmt.Fprintln(w, "Usage: acbridge <command> [flags]")
-	fmt.Fprintln(w)
-	fmt.Fprintln(w, "Commands:")
-	names := make([]string, 0, len(commands))
-	for n := range commands {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
-		fmt.Fprintf(w, "  %-12s %s\n", n, commands[n].summary)
-	}
-	fmt.Fprintln(w)
-	fmt.Fprintln(w, "Run 'acbridge <command> --help' for the flags of one command.")
+	return g.Run(ctx, e, args)
 }

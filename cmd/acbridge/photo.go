@@ -46,7 +46,7 @@ type photoReport struct {
 // command writes exactly one file, because -o asked for it.
 func runPhoto(ctx context.Context, e *env, args []string) int {
 	fs := newFlagSet(e, "photo", "[--camera ID [--rotate DEGREES] [--mirror] [--timeout DURATION] | --input FILE] -o OUT.jpg [--json]")
-	cam := fs.String("camera", "", "camera label, label part or device path (default: first camera; "+camera.TestDevice+" for the test pattern)")
+	cam := fs.String("camera", "", "camera label, label part, device path, or rpicam:N for a Raspberry Pi ribbon camera (default: first camera; "+camera.TestDevice+" for the test pattern)")
 	input := fs.String("input", "", "re-encode this JPEG, PNG or YUV4MPEG2 file instead of capturing")
 	out := fs.String("o", "", "write the JPEG to this file (required)")
 	asJSON := fs.Bool("json", false, "print metadata, chosen size, quality and encode time as JSON")

@@ -21,6 +21,7 @@ import (
 	"github.com/agentcall/acbridge/agent"
 	"github.com/agentcall/acbridge/bridge/bridgetest"
 	"github.com/agentcall/acbridge/button/evdev"
+	"github.com/agentcall/acbridge/camera/rpicam/rpicamtest"
 	"github.com/agentcall/acbridge/keystore"
 	"github.com/agentcall/acbridge/kiosk/kiosktest"
 	"github.com/agentcall/acbridge/nfc/vpcd"
@@ -31,6 +32,7 @@ import (
 // main, so integration tests start the real daemon as a process without a
 // separate build.
 func TestMain(m *testing.M) {
+	rpicamtest.Main() // the rpicam-apps stand-ins of photo_rpicam_test.go
 	if os.Getenv("ACBRIDGE_RUN_MAIN") == "1" {
 		main()
 		return
@@ -154,15 +156,7 @@ func newDaemonAgent(t *testing.T, dir, agentAddr string, agentKeys []string, ext
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := fmt.Sprintf(`
-[agent]
-url = "http://%s"
-allow_insecure_local = true
-reconnect_max = "1s"
-%s
-[keystore]
-path = %q
-allow_volatile = true # the test's directory may be a tmpfs
+	cfg := daemonConfig(agentAddr, agentKeys, filepath.Join(dir, "keystore.json")) + fmt.Sprintf(`
 [nfc]
 window = "10s"
 [camera]
@@ -179,7 +173,7 @@ device = %q
 key = "KEY_P"
 [metrics]
 listen = "127.0.0.1:0"
-`, agentAddr, strings.Join(agentKeys, "\n"), filepath.Join(dir, "keystore.json"), fifo, fifo) + strings.Join(extraConfig, "\n")
+`, fifo, fifo) + strings.Join(extraConfig, "\n")
 	path := filepath.Join(dir, "acbridge.toml")
 	os.WriteFile(path, []byte(cfg), 0o600)
 	d := &daemonProc{t: t, out: &bridgetest.Transcript{}, err: &bridgetest.Transcript{}, keys: keys, exited: make(chan error, 1)}
@@ -189,6 +183,29 @@ listen = "127.0.0.1:0"
 	d.stdin, _ = d.cmd.StdinPipe()
 	t.Cleanup(func() { keys.Close() })
 	return d
+}
+
+// daemonConfig is the [agent] and [keystore] tables of every test daemon:
+// agentAddr on loopback, with agentKeys added to [agent].
+func daemonConfig(agentAddr string, agentKeys []string, keystore string) string {
+	// A quick reconnect unless the test sets its own (a key twice is a
+	// TOML error).
+	reconnect := `reconnect_max = "1s"`
+	for _, k := range agentKeys {
+		if strings.HasPrefix(k, "reconnect_max") {
+			reconnect = ""
+		}
+	}
+	return fmt.Sprintf(`
+[agent]
+url = "http://%s"
+allow_insecure_local = true
+%s
+%s
+[keystore]
+path = %q
+allow_volatile = true # the test's directory may be a tmpfs
+`, agentAddr, reconnect, strings.Join(agentKeys, "\n"), keystore)
 }
 
 func (d *daemonProc) start() {

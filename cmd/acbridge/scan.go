@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -13,7 +11,7 @@ import (
 	"github.com/agentcall/acbridge/keystore"
 	"github.com/agentcall/acbridge/nfc"
 	"github.com/agentcall/acbridge/nfc/keyboard"
-	"github.com/agentcall/acbridge/protocol"
+	"github.com/agentcall/acbridge/nfc/tagscan"
 	"github.com/agentcall/acbridge/station"
 )
 
@@ -97,50 +95,14 @@ func runScan(ctx context.Context, e *env, args []string) int {
 	}
 	defer dev.Close()
 
-	return scanTags(ctx, dev, &scanPrinter{out: stdout, errw: stderr, json: *asJSON}, *window, *once)
-}
-
-// scanTags arms the reader for one window after another and prints each
-// identified tag; with once, it returns after the first tag or window.
-func scanTags(ctx context.Context, dev *station.Reader, p *scanPrinter, window time.Duration, once bool) int {
-	stderr := p.errw
-	// A tag pulled away mid-read leaves the window open: say so and wait
-	// for it to come back, as the daemon does.
-	unread := &nfc.ScanOptions{OnUnread: func(err error) {
-		fmt.Fprintf(stderr, "%s (%v)\n", nfc.UnreadNotice, err)
-	}}
-	for {
-		s, err := dev.ScanWith(ctx, window, unread)
-		switch {
-		case errors.Is(err, nfc.ErrNoTag):
-			if once {
-				fmt.Fprintf(stderr, "acbridge scan: no tag tapped within %v\n", window)
-				return 1
-			}
-			continue // re-arm
-		case ctx.Err() != nil:
-			if once {
-				return 1
-			}
-			return 0
-		case err != nil:
-			fmt.Fprintf(stderr, "acbridge scan: %v\n", err)
-			if once {
-				return 1
-			}
-			continue
-		case s.Unidentifiable:
-			fmt.Fprintln(stderr, "tag presents a random UID (a phone or an emulated card): it cannot be identified and is not sent; tap a tag")
-			continue
-		}
-		if err := p.print(s); err != nil {
-			fmt.Fprintf(stderr, "acbridge scan: %v\n", err)
-			return 1
-		}
-		if once {
-			return 0
-		}
+	err = tagscan.Run(ctx, dev, &tagscan.Options{Window: *window, Once: *once, JSON: *asJSON, Out: stdout, Err: stderr})
+	if err != nil && ctx.Err() == nil {
+		fmt.Fprintf(stderr, "acbridge scan: %v\n", err)
 	}
+	if err != nil {
+		return 1
+	}
+	return 0
 }
 
 func printScanStatus(w io.Writer, s nfc.Status) {
@@ -152,42 +114,6 @@ func printScanStatus(w io.Writer, s nfc.Status) {
 	case nfc.StateArmed:
 		fmt.Fprintf(w, "armed: tap a tag on %s\n", s.Reader)
 	}
-}
-
-type scanPrinter struct {
-	out, errw io.Writer
-	json      bool
-	n         int
-}
-
-// print writes one observation, checked against the 0.1 rules first so the
-// technician sees exactly what an agent would accept.
-func (p *scanPrinter) print(s nfc.Scan) error {
-	p.n++
-	obj := s.Object
-	obs := protocol.Observation{
-		SchemaVersion: protocol.SchemaVersion,
-		ObservationID: fmt.Sprintf("scan-%d", p.n),
-		CapturedAt:    s.ReadyAt.UTC().Format(time.RFC3339),
-		Intent:        "identify",
-		Object:        &obj,
-	}
-	raw, err := json.Marshal(&obs)
-	if err != nil {
-		return err
-	}
-	if _, err := protocol.CheckObservationJSON(raw, []protocol.Modality{protocol.NFC}); err != nil {
-		return fmt.Errorf("the observation does not pass the 0.1 checks: %w", err)
-	}
-	if p.json {
-		_, err = fmt.Fprintf(p.out, "%s\n", raw)
-		return err
-	}
-	lat := s.ReadyAt.Sub(s.PresentAt)
-	_, err = fmt.Fprintf(p.out, "observationId  %s\nobjectRef      %s\ncarrier        %s\nassurance      %s\npayloadSha256  %s\nreader         %s\nlatency        %.2f ms (of which pcscd and reader %.2f ms)\n\n",
-		obs.ObservationID, obj.ObjectRef, obj.Carrier, obj.Assurance, obj.PayloadSHA256, s.Reader,
-		float64(lat.Microseconds())/1000, float64(s.ReaderTime.Microseconds())/1000)
-	return err
 }
 
 // lockedWriter serializes writes from several goroutines.

@@ -85,7 +85,7 @@ func Replay(ctx context.Context, e *Env, args []string) int {
 // dialReplay opens the card's transport. Over WebRTC the offer's
 // AgentCall-Session-ID is the trace's session id, the one its
 // session.start carries, as the bridge keeps the two equal.
-func dialReplay(ctx context.Context, ag *client.Agent, sessionID string) (client.Transport, error) {
+func dialReplay(ctx context.Context, ag *client.Discovered, sessionID string) (client.Transport, error) {
 	if ag.Card.Params.AGUI.Transport != "webrtc" || sessionID == "" {
 		return ag.Dial(ctx)
 	}

@@ -3,6 +3,7 @@ package needs
 import (
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -46,4 +47,23 @@ func MountTmpfs(t *testing.T, dir string) {
 	if err := syscall.Mount("tmpfs", dir, "tmpfs", 0, "mode=0700"); err != nil {
 		Unavailable(t, "mount tmpfs "+dir+": "+err.Error())
 	}
+}
+
+// Tmpfs runs the calling test again inside a MountNamespace with a fresh
+// tmpfs mounted on the directory it returns, with inside true. Outside,
+// it returns inside false after checking that the inner run logged want:
+// the inner test says (t.Log) what it saw, so that a skipped inner run is
+// not mistaken for a pass.
+func Tmpfs(t *testing.T, want string) (dir string, inside bool) {
+	t.Helper()
+	ns, out, inside := MountNamespace(t)
+	if !inside {
+		if !strings.Contains(out, want) {
+			t.Errorf("the run in the mount namespace did not log %q", want)
+		}
+		return "", false
+	}
+	dir = filepath.Join(ns, "state")
+	MountTmpfs(t, dir)
+	return dir, true
 }

@@ -2,7 +2,8 @@
 // type the tag's UID and Enter. The device is grabbed (EVIOCGRAB) so that
 // no keystroke reaches the console or the kiosk page; lines are read only
 // inside an armed window and everything typed outside one is swallowed.
-// The typed UID is aliased exactly like a PC/SC one (see parseUID).
+// The typed UID is aliased exactly like a PC/SC one (see parseUID). A
+// reader unplugged and plugged back in is opened and grabbed again.
 package keyboard
 
 import (
@@ -34,6 +35,9 @@ type Options struct {
 	// OnState, if set, is told of each status change, from the goroutine
 	// that made it; it must not block or call Close.
 	OnState func(nfc.Status)
+	// Retry is how often a reader that is gone (unplugged) is looked for
+	// again; zero means 1 s.
+	Retry time.Duration
 
 	// grab replaces EVIOCGRAB in tests: a FIFO cannot be grabbed.
 	grab func(*os.File) error
@@ -44,7 +48,6 @@ type Reader struct {
 	opts  Options
 	log   *slog.Logger
 	clock nfc.Clock
-	f     *os.File
 
 	results chan nfc.Scan // cap 1: the armed window's one result
 	unread  chan error    // lines that were no UID, for OnUnread; extras dropped
@@ -53,6 +56,7 @@ type Reader struct {
 	wg      sync.WaitGroup
 
 	mu     sync.Mutex
+	f      *os.File // the open device; nil while it is gone
 	armed  bool
 	status nfc.Status
 }
@@ -77,13 +81,12 @@ func Open(o *Options) (*Reader, error) {
 	if r.opts.grab == nil {
 		r.opts.grab = evdev.Grab
 	}
-	f, err := os.Open(o.Path)
-	if err != nil {
-		return nil, fmt.Errorf("nfc/keyboard: open %s: %w; the service user needs read access (udev rule or group input) and the unit DeviceAllow=char-input r", o.Path, err)
+	if r.opts.Retry <= 0 {
+		r.opts.Retry = time.Second
 	}
-	if err := r.opts.grab(f); err != nil {
-		f.Close()
-		return nil, fmt.Errorf("nfc/keyboard: grab %s: %w; without an exclusive grab the reader would type UIDs into the console or the kiosk page: stop the program holding it", o.Path, err)
+	f, err := r.open()
+	if err != nil {
+		return nil, err
 	}
 	r.f = f
 	r.status = nfc.Status{State: nfc.StateReady, Reader: o.Path}
@@ -97,7 +100,13 @@ func Open(o *Options) (*Reader, error) {
 func (r *Reader) Close() error {
 	r.once.Do(func() {
 		close(r.closing)
-		r.f.Close()
+		r.mu.Lock()
+		f := r.f
+		r.f = nil
+		r.mu.Unlock()
+		if f != nil {
+			f.Close()
+		}
 	})
 	r.wg.Wait()
 	return nil
@@ -195,22 +204,39 @@ type line struct {
 	skip    bool // part of it was typed outside a window, or it is no UID
 }
 
+// run reads the device until Close, and when it is unplugged waits for it
+// to come back.
 func (r *Reader) run() {
 	defer r.wg.Done()
-	br := bufio.NewReaderSize(r.f, 64*evdev.RecordSize)
+	for {
+		r.mu.Lock()
+		f := r.f
+		r.mu.Unlock()
+		if f == nil { // closed
+			return
+		}
+		err := r.read(f)
+		select {
+		case <-r.closing:
+			return
+		default:
+		}
+		if !r.await(r.gone(f, err)) {
+			return
+		}
+	}
+}
+
+// read reads key presses from f until it fails. A line cut short by the
+// failure is dropped with it.
+func (r *Reader) read(f *os.File) error {
+	br := bufio.NewReaderSize(f, 64*evdev.RecordSize)
 	rec := make([]byte, evdev.RecordSize)
 	var l line
 	defer clear(l.buf)
 	for {
 		if _, err := io.ReadFull(br, rec); err != nil {
-			select {
-			case <-r.closing:
-			default:
-				r.log.Error("nfc/keyboard: the reader is gone", "path", r.opts.Path, "err", err)
-				r.setStatus(nfc.Status{State: nfc.StateNoReader, Err: fmt.Errorf(
-					"nfc/keyboard: %s stopped (%w): replug the reader and restart acbridge", r.opts.Path, nfc.ErrNoReader)})
-			}
-			return
+			return err
 		}
 		ev := evdev.Decode(rec)
 		if ev.Type != evdev.EvKey || ev.Value != 1 { // presses only; not releases or autorepeat

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -52,7 +53,8 @@ type rig struct {
 	w       *os.File
 	store   *keystore.Store
 	logs    *syncbuf.Buffer
-	grabbed int
+	grabbed atomic.Int32 // grabs so far (the reader's goroutine grabs on replug)
+	busy    atomic.Bool  // grabs fail with EBUSY, as when another program holds the device
 }
 
 func newRig(t *testing.T) *rig {
@@ -66,7 +68,14 @@ func newRig(t *testing.T) *rig {
 	g := &rig{t: t, w: w, store: store, logs: &syncbuf.Buffer{}}
 	g.r, err = Open(&Options{Path: path, Aliaser: store, Scope: scope,
 		Logger: slog.New(slog.NewTextHandler(g.logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
-		grab:   func(*os.File) error { g.grabbed++; return nil }})
+		Retry:  20 * time.Millisecond,
+		grab: func(*os.File) error {
+			if g.busy.Load() {
+				return syscall.EBUSY
+			}
+			g.grabbed.Add(1)
+			return nil
+		}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,8 +83,8 @@ func newRig(t *testing.T) *rig {
 		g.r.Close()
 		g.noCanary("log", g.logs.Bytes())
 	})
-	if g.grabbed != 1 {
-		t.Fatalf("grabbed %d times, want 1 before reading", g.grabbed)
+	if n := g.grabbed.Load(); n != 1 {
+		t.Fatalf("grabbed %d times, want 1 before reading", n)
 	}
 	return g
 }

@@ -1,4 +1,4 @@
-package main
+package daemon
 
 import (
 	"bytes"
@@ -13,8 +13,8 @@ import (
 // every audit line is written.
 func TestAuditLinesPassTheDaemonLogLimit(t *testing.T) {
 	var buf bytes.Buffer
-	log := newLogger(config.Log{Level: "info", Format: "text"}, &buf)
-	audit := auditLogger(log)
+	log := NewLogger(config.Log{Level: "info", Format: "text"}, &buf)
+	audit := AuditLogger(log)
 	for i := 0; i < 20000; i++ {
 		log.Info("agent text", "part", "bridge")
 		if i%100 == 0 {

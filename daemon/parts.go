@@ -1,4 +1,4 @@
-package main
+package daemon
 
 import (
 	"context"
@@ -7,17 +7,18 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"os/exec"
-	"strings"
 	"sync"
 	"time"
 
 	"github.com/agentcall/acbridge/bridge"
 	"github.com/agentcall/acbridge/client"
 	"github.com/agentcall/acbridge/config"
+	"github.com/agentcall/acbridge/fleet"
 	"github.com/agentcall/acbridge/internal/journallog"
 	"github.com/agentcall/acbridge/keystore"
+	"github.com/agentcall/acbridge/nfc"
 	"github.com/agentcall/acbridge/station"
+	"github.com/prometheus/client_golang/prometheus"
 )
 
 // parts are the opened devices and services of one daemon generation (a
@@ -32,9 +33,9 @@ type parts struct {
 	wg      sync.WaitGroup
 }
 
-// newLogger builds the daemon's logger; levels and formats come validated
+// NewLogger builds the daemon's logger; levels and formats come validated
 // from config.
-func newLogger(c config.Log, w io.Writer) *slog.Logger {
+func NewLogger(c config.Log, w io.Writer) *slog.Logger {
 	var lv slog.Level
 	lv.UnmarshalText([]byte(c.Level))
 	opts := &slog.HandlerOptions{Level: lv}
@@ -44,14 +45,14 @@ func newLogger(c config.Log, w io.Writer) *slog.Logger {
 	}
 	// Rate-limited whatever an agent makes the daemon say, so that it stays
 	// far below journald's per-unit limit; the audit log is not (see
-	// auditLogger).
+	// AuditLogger).
 	return slog.New(journallog.Limit(h, nil))
 }
 
 // build opens the token, this kiosk's hardware (station.Open: absent
 // devices are no error, configuration that cannot work is) and the metrics
 // endpoint. lines, if not nil, is standard input read by run --stdin-text.
-func build(ctx context.Context, cfg *config.Config, e *env, log *slog.Logger, lines <-chan string) (*parts, error) {
+func build(ctx context.Context, cfg *config.Config, o *Options, log *slog.Logger, lines <-chan string) (*parts, error) {
 	p := &parts{log: log}
 	fail := func(err error) (*parts, error) {
 		p.close()
@@ -64,7 +65,7 @@ func build(ctx context.Context, cfg *config.Config, e *env, log *slog.Logger, li
 		}
 		p.token = tok
 	}
-	st, err := station.Open(ctx, cfg, &station.Options{Logger: log, Stdin: e.Stdin, Lines: lines})
+	st, err := station.Open(ctx, cfg, &station.Options{Logger: log, Stdin: o.Stdin, Lines: lines})
 	if err != nil {
 		return fail(err)
 	}
@@ -72,7 +73,7 @@ func build(ctx context.Context, cfg *config.Config, e *env, log *slog.Logger, li
 	p.closers = append(p.closers, st.Close)
 	if cfg.Metrics.Listen != "" {
 		p.metrics = bridge.NewMetrics()
-		if err := p.metrics.Register(fleetCollectors(cfg, p)...); err != nil {
+		if err := p.metrics.Register(fleetCollectors(cfg, p, o.Version)...); err != nil {
 			return fail(fmt.Errorf("metrics: %w", err))
 		}
 		ln, err := net.Listen("tcp", cfg.Metrics.Listen)
@@ -99,38 +100,8 @@ func (p *parts) close() {
 	p.wg.Wait()
 }
 
-// ttsSpeaker returns a Speak func running the TTS command with the text on
-// its standard input, one at a time, bounded in time; texts arriving while
-// it speaks are dropped rather than queued behind a slow synthesizer.
-func ttsSpeaker(argv []string, log *slog.Logger) (func(string), func()) {
-	if len(argv) == 0 {
-		return nil, func() {}
-	}
-	var mu sync.Mutex
-	var wg sync.WaitGroup
-	speak := func(text string) {
-		if !mu.TryLock() {
-			log.Debug("tts busy; text not spoken")
-			return
-		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			defer mu.Unlock()
-			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-			defer cancel()
-			cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
-			cmd.Stdin = strings.NewReader(text)
-			if err := cmd.Run(); err != nil {
-				log.Warn("tts command failed", "err", err)
-			}
-		}()
-	}
-	return speak, wg.Wait
-}
-
 // bridgeOptions assembles the bridge from the parts.
-func bridgeOptions(cfg *config.Config, p *parts, e *env, onState func(bridge.State)) bridge.Options {
+func bridgeOptions(cfg *config.Config, p *parts, out io.Writer, onState func(bridge.State)) bridge.Options {
 	o := bridge.Options{
 		AgentURL:     cfg.Agent.URL,
 		Token:        p.token,
@@ -146,9 +117,9 @@ func bridgeOptions(cfg *config.Config, p *parts, e *env, onState func(bridge.Sta
 		RunTimeout:   cfg.Agent.RunTimeout.Duration,
 		CancelGrace:  cfg.Agent.CancelGrace.Duration,
 		RunBudget:    &client.RunBudget{Bytes: cfg.Agent.RunMaxBytes, Events: cfg.Agent.RunMaxEvents},
-		Out:          e.Stdout,
+		Out:          out,
 		Logger:       p.log,
-		Audit:        auditLogger(p.log),
+		Audit:        AuditLogger(p.log),
 		Metrics:      p.metrics,
 		OnState:      onState,
 	}
@@ -167,14 +138,14 @@ func bridgeOptions(cfg *config.Config, p *parts, e *env, onState func(bridge.Sta
 	return o
 }
 
-// auditLogger writes the privacy audit to the journal with one field per
+// AuditLogger writes the privacy audit to the journal with one field per
 // attribute when running under systemd, and to the daemon's log otherwise;
 // either way past the daemon log's rate limit. Audit lines are never
 // dropped: they are one per observation sent (a physical action each), the
 // rest of the daemon's log is limited to a fraction of journald's per-unit
 // budget, and the unit turns journald's rate limit off for the service
 // (LogRateLimitIntervalSec=0 in acbridge.service).
-func auditLogger(log *slog.Logger) *slog.Logger {
+func AuditLogger(log *slog.Logger) *slog.Logger {
 	if journallog.Available() {
 		return slog.New(journallog.New(slog.LevelInfo)).With("log", "audit")
 	}
@@ -183,4 +154,22 @@ func auditLogger(log *slog.Logger) *slog.Logger {
 		h = l.Unlimited()
 	}
 	return slog.New(h).With("log", "audit")
+}
+
+// fleetCollectors labels this kiosk's metrics for a fleet-wide Prometheus
+// (docs/fleet.md), with the devices that build opened.
+func fleetCollectors(cfg *config.Config, p *parts, version string) []prometheus.Collector {
+	info := &fleet.Info{KioskID: cfg.Metrics.KioskID, Version: version}
+	// build has created the keystore when nfc is enabled; without nfc
+	// there may be none, and the label says so.
+	if ks, err := keystore.Open(cfg.Keystore.Path); err == nil {
+		info.KeystoreFingerprint = ks.Fingerprint()
+	}
+	if r := p.station.Reader; r != nil {
+		info.Reader = func() bool { return r.Status().State != nfc.StateNoReader }
+	}
+	if cam := p.station.Photo; cam != nil {
+		info.Camera = cam.Present
+	}
+	return fleet.Collectors(info)
 }

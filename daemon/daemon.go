@@ -1,0 +1,137 @@
+package daemon
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/agentcall/acbridge/bridge"
+	"github.com/agentcall/acbridge/config"
+	sd "github.com/coreos/go-systemd/v22/daemon"
+)
+
+// Options are what the daemon takes from its process. Nil streams read as
+// empty input and discarded output.
+type Options struct {
+	// Stdin is read by terminal buttons and, with StdinText, for typed turns.
+	Stdin io.Reader
+	// Stdout receives what the bridge shows the person; Stderr the log.
+	Stdout, Stderr io.Writer
+	// StdinText sends each line of Stdin to the agent as a user turn.
+	StdinText bool
+	// Version labels the fleet metrics.
+	Version string
+	// Reload, when it delivers (SIGHUP), rebuilds the daemon with Load's
+	// configuration; nil never reloads.
+	Reload <-chan os.Signal
+	// Load reads the configuration again for a reload; nil keeps the
+	// running one.
+	Load func() (*config.Config, error)
+}
+
+func (o *Options) defaults() {
+	if o.Stdout == nil {
+		o.Stdout = io.Discard
+	}
+	if o.Stderr == nil {
+		o.Stderr = io.Discard
+	}
+}
+
+// Run runs the daemon with cfg until ctx ends (nil) or the bridge fails.
+// A reload whose configuration Load refuses keeps the running one and says
+// why on Stderr.
+func Run(ctx context.Context, cfg *config.Config, o *Options) error {
+	var opts Options
+	if o != nil {
+		opts = *o
+	}
+	opts.defaults()
+	var texts <-chan string
+	if opts.StdinText && opts.Stdin != nil {
+		texts = readLines(ctx, opts.Stdin)
+	}
+	for {
+		reload, err := runGeneration(ctx, cfg, &opts, texts)
+		if err != nil {
+			return err
+		}
+		if !reload {
+			sd.SdNotify(false, sd.SdNotifyStopping)
+			return nil
+		}
+		if opts.Load == nil {
+			continue
+		}
+		next, err := opts.Load()
+		if err != nil {
+			fmt.Fprintf(opts.Stderr, "acbridge run: reload refused, keeping the running configuration: %v\n", err)
+			continue
+		}
+		cfg = next
+		sd.SdNotify(false, sd.SdNotifyReloading)
+	}
+}
+
+// runGeneration runs the daemon with one configuration until ctx ends
+// (reload false) or Reload asks for a reload (reload true).
+func runGeneration(ctx context.Context, cfg *config.Config, o *Options, texts <-chan string) (reload bool, err error) {
+	log := NewLogger(cfg.Log, o.Stderr)
+	gctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	p, err := build(gctx, cfg, o, log, texts)
+	if err != nil {
+		return false, err
+	}
+	defer p.close()
+	speak, waitSpeech := ttsSpeaker(cfg.Audio.TTSCommand, log)
+	defer waitSpeech()
+	onState := func(s bridge.State) {
+		status := "not connected: " + fmt.Sprint(s.Err)
+		if s.Connected {
+			status = fmt.Sprintf("connected to %s (%v)", s.Agent, s.Modalities)
+		}
+		sd.SdNotify(false, "STATUS="+status)
+	}
+	opts := bridgeOptions(cfg, p, o.Stdout, onState)
+	opts.Speak = speak
+	opts.Texts = p.station.Texts
+	if k := p.station.Kiosk; k != nil && cfg.Kiosk.TextBox {
+		opts.Texts = mergeTexts(gctx, p.station.Texts, k.Texts())
+	}
+	b := bridge.New(opts)
+	// READY once the devices are open: the network may come later, and the
+	// bridge retries the agent on its own.
+	sd.SdNotify(false, sd.SdNotifyReady+"\nSTATUS=connecting to "+cfg.Agent.URL)
+	done := make(chan error, 1)
+	go func() { done <- b.Run(gctx) }()
+	var watchdog <-chan time.Time
+	if iv, err := sd.SdWatchdogEnabled(false); err == nil && iv > 0 {
+		t := time.NewTicker(iv / 2)
+		defer t.Stop()
+		watchdog = t.C
+	}
+	for {
+		select {
+		case err := <-done:
+			return false, err
+		case <-watchdog:
+			sd.SdNotify(false, sd.SdNotifyWatchdog)
+		case <-o.Reload:
+			log.Info("SIGHUP: reloading the configuration")
+			cancel()
+			<-done
+			return true, nil
+		case <-ctx.Done():
+			// The bridge sends session.end within its own 1 s bound.
+			select {
+			case <-done:
+			case <-time.After(1500 * time.Millisecond):
+				log.Warn("bridge did not stop in time")
+			}
+			return false, nil
+		}
+	}
+}

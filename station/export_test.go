@@ -1,0 +1,4 @@
+package station
+
+// CheckWith is Check with the machine's GPIO chips described by chips.
+var CheckWith = check
