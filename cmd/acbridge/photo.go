@@ -83,7 +83,7 @@ func runPhoto(ctx context.Context, e *env, args []string) int {
 		fmt.Fprintf(e.Stderr, "acbridge photo: %v\n", err)
 		return 1
 	}
-	if err := jpeg.Verify(&res.Image); err != nil {
+	if err := jpeg.VerifyOutput(&res.Image); err != nil {
 		fmt.Fprintf(e.Stderr, "acbridge photo: encoder output fails verification: %v\n", err)
 		return 1
 	}
