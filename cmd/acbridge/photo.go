@@ -85,6 +85,7 @@ func runPhoto(ctx context.Context, e *env, args []string) int {
 		defer debug.SetGCPercent(debug.SetGCPercent(-1))
 		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
 		defer debug.SetMemoryLimit(debug.SetMemoryLimit(photoHeapLimit))
+		jpeg.KeepFreedMemory() // for good: the process ends after this picture
 		res, err = jpeg.EncodeFile(*input, nil)
 	} else {
 		c := config.Defaults().Camera
