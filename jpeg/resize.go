@@ -186,8 +186,8 @@ const stripRows = 32
 // scratch is resizeInto's reusable working memory: the 16-bit intermediate
 // plane and the kernels of recent (source, destination) lengths. The
 // chroma planes, and a picture's second chroma resample, reuse both: on a
-// 2.3 MP wallpaper fresh intermediates cost ~1,000 page faults, and the
-// kernels were computed six times instead of two.
+// 2.3 MP wallpaper fresh intermediates cost ~1,000 page faults, and Cb
+// computed the same kernels as Cr.
 type scratch struct {
 	tmp     []int16
 	acc     []int32

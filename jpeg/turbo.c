@@ -82,10 +82,12 @@ static int check_header(j_decompress_ptr d, acb_dec *o) {
 	return 0;
 }
 
-// Planes of at least hugeMin bytes together go into transparent huge pages
+// Planes of HUGE_MIN bytes or more together go into transparent huge pages
 // where the kernel offers them (THP "madvise" mode, Debian's default): the
-// decode writes every byte once, and faulting in 4 KB pages one by one cost
-// ~2 us each, the largest single cost of `acbridge photo` on a wallpaper.
+// decode writes every byte once, and faulting it in 4 KB at a time cost
+// ~2 us a page, page faults being the largest single cost of `acbridge
+// photo` on a wallpaper (~1,000 fewer on a 2.3 MP photo; a 2 MB rounding
+// of the peak RSS at most).
 #define HUGE_PAGE (2UL << 20)
 #define HUGE_MIN HUGE_PAGE
 
