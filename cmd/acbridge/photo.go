@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
@@ -112,12 +111,7 @@ func runPhoto(ctx context.Context, e *env, args []string) int {
 	rep.DecodeMs = ms(res.DecodeTime)
 	rep.EncodeMs = ms(res.EncodeTime)
 	if *asJSON {
-		enc := json.NewEncoder(e.Stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(rep); err != nil {
-			return 1
-		}
-		return 0
+		return printJSON(e, "photo", rep, 0)
 	}
 	fmt.Fprintf(e.Stdout, "wrote %s: %dx%d px, %d bytes, quality %d, encoded in %.0f ms\n",
 		rep.File, rep.PixelWidth, rep.PixelHeight, rep.ByteCount, rep.Quality, rep.EncodeMs)
