@@ -120,7 +120,6 @@ func runSim(t *testing.T, so accept.SimOptions, tune func(*accept.Sim, *accept.O
 // pcscd, which other packages' tests restart.
 func requireVPCD(t *testing.T) { vpcdtest.Require(t) }
 
-
 func TestSimulatedAcceptancePasses(t *testing.T) {
 	requireVPCD(t)
 	show := filepath.Join(t.TempDir(), "photo.jpg")
