@@ -177,6 +177,11 @@ type Options struct {
 	Recording time.Duration
 	// Tone is how long the speaker tone plays; default 1.5 s.
 	Tone time.Duration
+
+	// KioskRoot is the directory under which env.kiosk reads the kiosk
+	// screen's set-up (etc/default/acbridge-kiosk, the unit's enable
+	// link); "" means "/".
+	KioskRoot string
 }
 
 // Defaults of Options.

@@ -60,6 +60,7 @@ func (r *runner) envSteps() []*step {
 		mk("env.keystore", "the keystore is present with mode 0600 on a persistent filesystem", r.envKeystore),
 		mk("env.clock", "the clock is sane", r.envClock),
 		mk("env.power", "the Raspberry Pi's supply is good (no under-voltage or throttling)", r.envPower),
+		mk("env.kiosk", "the kiosk screen, when enabled, opens the page acbridge serves", r.envKiosk),
 	}
 }
 

@@ -36,7 +36,14 @@ func TestEnvironmentOnlyNeedsNobody(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(rep.Steps) != 13 || !rep.Accepted {
+	// Every environment step, however many the checklist has.
+	env := 0
+	for _, id := range accept.StepIDs(o.Config) {
+		if strings.HasPrefix(id, "env.") {
+			env++
+		}
+	}
+	if env < 12 || len(rep.Steps) != env || !rep.Accepted {
 		t.Fatalf("%d steps, accepted %v", len(rep.Steps), rep.Accepted)
 	}
 	for _, s := range rep.Steps {

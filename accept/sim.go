@@ -116,6 +116,8 @@ func (s *Sim) Apply(o *Options) {
 	o.Technician = s.tech
 	o.Simulation = s.Description
 	o.Power = s.power
+	// The simulated kiosk has no screen unit, whatever this machine has.
+	o.KioskRoot = filepath.Join(filepath.Dir(s.ConfigPath), "root")
 	o.OpenButtons = s.openButtons
 	o.Speaker, o.SpeakerName = s.Room, "simulated room's speaker"
 	o.MicDriver = s.Room.Mic()
@@ -134,6 +136,18 @@ func (s *Sim) Apply(o *Options) {
 // openButtons opens the FIFO keypad as the daemon opens the configured
 // buttons.
 func (s *Sim) openButtons() (button.Source, error) { return s.OpenButtons(s.log) }
+
+// SimNotApplicable reports whether the simulated kiosk has nothing for the
+// step id, which then skips: it has no GPIO lines (no software stand-in
+// exists for them) and reads tags through PC/SC, not an RC522 or PN532
+// board.
+func SimNotApplicable(id string) bool {
+	switch id {
+	case "env.gpio", "env.rc522", "env.pn532":
+		return true
+	}
+	return false
+}
 
 // KeystorePath is the simulated kiosk's keystore.
 func (s *Sim) KeystorePath() string { return s.Config.Keystore.Path }

@@ -120,11 +120,6 @@ func runSim(t *testing.T, so accept.SimOptions, tune func(*accept.Sim, *accept.O
 // pcscd, which other packages' tests restart.
 func requireVPCD(t *testing.T) { vpcdtest.Require(t) }
 
-// notApplicable are the steps the simulated kiosk has nothing for: it has
-// no GPIO lines (no software stand-in exists for them) and reads tags
-// through PC/SC, not an RC522 or PN532 board.
-var notApplicable = map[string]bool{"env.gpio": true, "env.rc522": true, "env.pn532": true}
-
 func TestSimulatedAcceptancePasses(t *testing.T) {
 	requireVPCD(t)
 	show := filepath.Join(t.TempDir(), "photo.jpg")
@@ -139,10 +134,10 @@ func TestSimulatedAcceptancePasses(t *testing.T) {
 		t.Errorf("%d steps ran, the checklist has %d", len(r.rep.Steps), len(accept.StepIDs(r.opts.Config)))
 	}
 	for _, s := range r.rep.Steps {
-		if s.Result != accept.Pass && !notApplicable[s.ID] {
+		if s.Result != accept.Pass && !accept.SimNotApplicable(s.ID) {
 			t.Errorf("%s: %s %s", s.ID, s.Result, s.Reason)
 		}
-		if notApplicable[s.ID] && s.Result != accept.Skip {
+		if accept.SimNotApplicable(s.ID) && s.Result != accept.Skip {
 			t.Errorf("%s: %s, want a skip", s.ID, s.Result)
 		}
 	}

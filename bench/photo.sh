@@ -16,11 +16,13 @@
 # RSS. CPU, not wall time: the machine may be shared.
 #
 # acbridge gets two CPU figures: the `acbridge photo` process, whose
-# start-up (package initialisation of its audio, schema and WebRTC
-# dependencies: ~20 ms) is counted like ImageMagick's and libvips', and
-# "encoder alone" (photobench encode: the same jpeg.EncodeFile call in a
-# process that links only the encoder; its output must be identical). The
-# exit status follows the acbridge process figures.
+# start-up (`acbridge version`: ~13 ms, half of it jsonschema compiling its
+# metaschemas at package initialisation) is counted like ImageMagick's and
+# libvips', and "encoder alone" (photobench encode: the same
+# jpeg.EncodeFile call in a process that links only the encoder and the
+# protocol package, so jsonschema's initialisation too, without the photo
+# command's one-shot memory and scheduler settings; its output must be
+# identical). The exit status follows the acbridge process figures.
 #
 # libvips gets two CPU figures: "vips1" is one run at the quality the search
 # found (as if the right quality were known in advance: the strict anchor,

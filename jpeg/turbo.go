@@ -88,17 +88,13 @@ func decodeTurboFrom(buf unsafe.Pointer, n, fd int, opts decodeOpts) (*frame, de
 	// frame: copying them into Go memory cost a second pass over fresh
 	// pages, a fifth of a wallpaper's page faults (bench/photo.sh).
 	f := &frame{n: int(d.ncomp)}
-	var ptrs [3]unsafe.Pointer
 	for c := 0; c < f.n; c++ {
 		w, h, stride := int(d.pw[c]), int(d.ph[c]), int(d.stride[c])
-		ptrs[c] = unsafe.Pointer(d.plane[c])
-		f.p[c] = plane{w: w, h: h, stride: stride, pix: unsafe.Slice((*byte)(ptrs[c]), stride*h)}
+		f.p[c] = plane{w: w, h: h, stride: stride, pix: unsafe.Slice((*byte)(unsafe.Pointer(d.plane[c])), stride*h)}
 	}
+	region, regionLen := d.region, d.region_len
 	f.free = func() {
-		for c := range ptrs {
-			C.free(ptrs[c])
-			ptrs[c] = nil
-		}
+		C.acb_region_free(region, regionLen)
 	}
 	f.w, f.h = f.p[0].w, f.p[0].h
 	return f, info, nil

@@ -27,7 +27,9 @@ typedef struct {
 	int warnings;       // corrupt-data warnings libjpeg recovered from
 	int pw[3], ph[3];   // plane dimensions
 	int stride[3];
-	unsigned char *plane[3];
+	unsigned char *plane[3];  // all three inside one allocation:
+	void *region;             // its start, for acb_region_free
+	size_t region_len;        // 0: malloc'd; else mmap'd with this length
 	char msg[ACB_MSG_LEN];
 } acb_dec;
 
@@ -36,6 +38,8 @@ typedef struct {
 // success and a negative code with d->msg set on failure.
 int acb_decode(const unsigned char *buf, size_t len, int fd, acb_dec *d);
 void acb_dec_free(acb_dec *d);
+// acb_region_free releases the planes of a successful decode.
+void acb_region_free(void *region, size_t len);
 
 // acb_enc describes one encode from planar samples whose rows and columns
 // are padded (by edge replication) to whole MCUs. The planes are passed as

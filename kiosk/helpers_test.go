@@ -5,14 +5,13 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"io"
 	"net/http"
-	"regexp"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/agentcall/acbridge/kiosk"
+	"github.com/agentcall/acbridge/kiosk/kiosktest"
 )
 
 // startKiosk runs a kiosk server on a free loopback port until the test
@@ -41,23 +40,11 @@ func startKiosk(t *testing.T, o *kiosk.Options) *kiosk.Server {
 	return s
 }
 
-var tokenRE = regexp.MustCompile(`name="acbridge-token" content="([^"]+)"`)
-
 // kioskToken reads the start's token from the page, as the page's script
 // does.
 func kioskToken(t *testing.T, s *kiosk.Server) string {
 	t.Helper()
-	res, err := http.Get(s.URL())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer res.Body.Close()
-	b, _ := io.ReadAll(res.Body)
-	m := tokenRE.FindSubmatch(b)
-	if m == nil {
-		t.Fatalf("no token in the page:\n%s", b)
-	}
-	return string(m[1])
+	return kiosktest.PageToken(t, s.URL())
 }
 
 // stream is a live stream opened as the page's EventSource opens it.

@@ -32,6 +32,7 @@ const tokenHeader = "X-Acbridge-Token"
 func (s *Server) routes() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /{$}", s.page)
+	mux.HandleFunc("GET /healthz", s.healthz)
 	mux.HandleFunc("GET /static/{file}", s.file)
 	mux.HandleFunc("GET /api/events", s.events)
 	mux.HandleFunc("POST /api/press", s.press)
@@ -87,6 +88,17 @@ func (s *Server) page(w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.Write(buf.Bytes())
+}
+
+// healthzBody is what /healthz answers, so that a waiting browser launcher
+// (acbridge kiosk-wait) can tell this page from another program on the port.
+const healthzBody = "acbridge kiosk page\n"
+
+// healthz tells a launcher that the page is being served. It carries no
+// token: only a page that loads / gets one.
+func (s *Server) healthz(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	io.WriteString(w, healthzBody)
 }
 
 // file serves the page's script and style sheet from the binary.

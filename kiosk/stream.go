@@ -107,6 +107,8 @@ func (s *Server) openPage() (*page, int) {
 	}
 	s.pages[p.id] = p
 	s.streams.Add(1) // under mu with closed false: Close's Wait comes after
+	// Whether a screen shows the page is the first question on site.
+	s.log.Info("kiosk: page connected", "pages", len(s.pages))
 	return p, 0
 }
 
@@ -115,6 +117,7 @@ func (s *Server) openPage() (*page, int) {
 func (s *Server) closePage(p *page) {
 	s.mu.Lock()
 	delete(s.pages, p.id)
+	s.log.Info("kiosk: page disconnected", "pages", len(s.pages))
 	if p.talking {
 		p.talking = false
 		s.controls.SetInput(talkControl, p.input, false)

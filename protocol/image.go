@@ -155,3 +155,11 @@ func JPEGDimensions(data []byte) (width, height int, err error) {
 		i += n
 	}
 }
+
+// VerifyImageHeaders applies VerifyImage's rules 1–4 and returns the
+// decoded bytes, leaving rule 5 (the full decode) to a caller with a
+// faster decoder of its own (the photo tool checks its output with
+// libjpeg-turbo). A receiver calls VerifyImage.
+func VerifyImageHeaders(img *Image) ([]byte, error) {
+	return verifyImage(img, false)
+}

@@ -5,11 +5,14 @@
 #      (it exits 0 even on unknown keys, so any output is a failure);
 #   2. systemd-analyze security --offline=yes rates the unit's exposure at
 #      most MAX_EXPOSURE (default 2.0);
-#   3. systemd/acbridge.sysusers is accepted by systemd-sysusers.
+#   3. systemd/acbridge.sysusers is accepted by systemd-sysusers;
+#   4. the same verify for systemd/acbridge-kiosk.service (the kiosk screen),
+#      and its sysusers file puts user acbridge-kiosk in video and render.
 #
 # Nothing on the host changes: verify needs ExecStart's binary to exist, so
 # the unit is checked as a temporary copy whose ExecStart points at a dummy
-# executable; sysusers runs against a temporary root.
+# executable (for the kiosk unit also ExecStartPre and cage); sysusers runs
+# against a temporary root.
 #
 # Needs Debian packages: systemd (systemd-analyze, systemd-sysusers) and
 # procps (/bin/kill, named by ExecReload=).
@@ -54,3 +57,22 @@ grep -q '^acbridge:' "$tmp/root/etc/passwd" || fail "systemd-sysusers did not cr
 grep -Eq '^gpio:[^:]*:[^:]*:(.*,)?acbridge(,|$)' "$tmp/root/etc/group" || fail "acbridge is not in group gpio after systemd-sysusers: $out"
 grep -Eq '^spi:[^:]*:[^:]*:(.*,)?acbridge(,|$)' "$tmp/root/etc/group" || fail "acbridge is not in group spi after systemd-sysusers: $out"
 echo "check-unit: systemd-sysusers: creates user acbridge in groups gpio and spi"
+
+# 4. the kiosk screen's unit and user (not hardened to MAX_EXPOSURE: a
+# browser needs much of what that limit takes away).
+kunit="$root/systemd/acbridge-kiosk.service"
+ksysusers="$root/systemd/acbridge-kiosk.sysusers"
+cp "$tmp/acbridge" "$tmp/cage"
+grep -q '^ExecStartPre=/usr/bin/acbridge ' "$kunit" || fail "acbridge-kiosk.service: ExecStartPre= no longer runs /usr/bin/acbridge; update this script"
+grep -q '^ExecStart=/usr/bin/cage ' "$kunit" || fail "acbridge-kiosk.service: ExecStart= no longer runs /usr/bin/cage; update this script"
+sed -e "s|^ExecStartPre=/usr/bin/acbridge |ExecStartPre=$tmp/acbridge |" \
+	-e "s|^ExecStart=/usr/bin/cage |ExecStart=$tmp/cage |" "$kunit" >"$tmp/acbridge-kiosk.service"
+out=$(systemd-analyze verify "$tmp/acbridge-kiosk.service" 2>&1) || fail "systemd-analyze verify acbridge-kiosk.service failed: $out"
+[ -z "$out" ] || fail "systemd-analyze verify acbridge-kiosk.service reported: $out"
+echo "check-unit: systemd-analyze verify acbridge-kiosk.service: clean"
+out=$(systemd-sysusers --root="$tmp/root" "$ksysusers" 2>&1) || fail "systemd-sysusers rejected $ksysusers: $out"
+grep -q '^acbridge-kiosk:' "$tmp/root/etc/passwd" || fail "systemd-sysusers did not create user acbridge-kiosk: $out"
+for g in video render; do
+	grep -Eq "^$g:[^:]*:[^:]*:(.*,)?acbridge-kiosk(,|\$)" "$tmp/root/etc/group" || fail "acbridge-kiosk is not in group $g after systemd-sysusers: $out"
+done
+echo "check-unit: systemd-sysusers: creates user acbridge-kiosk in groups video and render"

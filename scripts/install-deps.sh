@@ -8,11 +8,13 @@
 # test includes prometheus for promtool, which checks and unit-tests the
 # example alert rules (go test ./fleet), and for the server a test scrapes
 # running daemons with (go test ./cmd/acbridge); systemd-container for the
-# boot of the Debian 12 chroot in make test-cross (scripts/test-provision-boot.sh).
+# boot of the Debian 12 chroot in make test-cross (scripts/test-provision-boot.sh);
+# cage and xwayland, under which the kiosk screen's unit runs Chromium
+# (go test ./cmd/acbridge).
 set -euo pipefail
 
 build_pkgs=(gcc libc6-dev pkg-config libpcsclite-dev libjpeg62-turbo-dev libopus-dev libopusfile-dev libspeexdsp-dev)
-test_pkgs=("${build_pkgs[@]}" pcscd vsmartcard-vpcd pcsc-tools systemd procps sox chromium python3-aiortc libxml2-utils libasound2 prometheus systemd-container)
+test_pkgs=("${build_pkgs[@]}" pcscd vsmartcard-vpcd pcsc-tools systemd procps sox chromium cage xwayland python3-aiortc libxml2-utils libasound2 prometheus systemd-container)
 bench_pkgs=("${test_pkgs[@]}" imagemagick mate-backgrounds time espeak-ng libvips-tools butteraugli)
 
 case "${1:-test}" in

@@ -195,6 +195,10 @@ want_files=(
 	/usr/share/doc/acbridge/examples/acbridge.sources
 	/usr/share/doc/acbridge/examples/prometheus/acbridge-alerts.yml
 	/usr/share/doc/acbridge/fleet.md
+	/lib/systemd/system/acbridge-kiosk.service
+	/usr/lib/sysusers.d/acbridge-kiosk.conf
+	/etc/default/acbridge-kiosk
+	/usr/share/doc/acbridge/kiosk.md
 )
 
 for a in amd64 arm64 armhf; do
@@ -291,6 +295,10 @@ check "state directory acbridge:acbridge 700" test "$(stat_of /var/lib/acbridge)
 check "unit enabled (multi-user.target.wants link)" \
 	test "$(readlink "$chroot_dir/etc/systemd/system/multi-user.target.wants/acbridge.service")" = /lib/systemd/system/acbridge.service
 check "systemctl is-enabled acbridge: enabled" test "$(systemctl --root="$chroot_dir" is-enabled acbridge.service 2>&1)" = enabled
+# The kiosk screen takes over the display: installed, never enabled.
+check "systemctl is-enabled acbridge-kiosk: disabled" test "$(systemctl --root="$chroot_dir" is-enabled acbridge-kiosk.service 2>&1)" = disabled
+check "acbridge-kiosk is in groups video and render" \
+	bash -c "chroot '$chroot_dir' id -nG acbridge-kiosk | tr ' ' '\n' | grep -cxE 'video|render' | grep -qx 2"
 # A first install must not start the service: postinst only starts on
 # upgrade (try-restart), and only where systemd runs.
 check "postinst starts nothing on a first install" bash -c "! grep -Eq 'deb-systemd-invoke (start|restart)|systemctl (start|restart)' packaging/scripts/postinst"

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
@@ -20,26 +19,6 @@ func init() {
 		summary: "capture (or re-encode a file) into the bounded 0.1 JPEG and write it to a file",
 		run:     runPhoto,
 	})
-}
-
-// photoReport is what --json prints: the wire metadata and the encoder's
-// choices, never the image bytes.
-type photoReport struct {
-	File         string  `json:"file"`
-	MediaType    string  `json:"mediaType"`
-	ByteCount    int     `json:"byteCount"`
-	SHA256       string  `json:"sha256"`
-	PixelWidth   int     `json:"pixelWidth"`
-	PixelHeight  int     `json:"pixelHeight"`
-	Quality      int     `json:"quality"`
-	Encodes      int     `json:"encodes"`
-	SourceWidth  int     `json:"sourceWidth"`
-	SourceHeight int     `json:"sourceHeight"`
-	DecodeMs     float64 `json:"decodeMs,omitempty"`
-	EncodeMs     float64 `json:"encodeMs"`
-	Device       string  `json:"device,omitempty"`
-	Discarded    int     `json:"discardedFrames,omitempty"`
-	Settled      *bool   `json:"exposureSettled,omitempty"`
 }
 
 // runPhoto is the technician's tool. The daemon never writes photos; this
@@ -69,22 +48,18 @@ func runPhoto(ctx context.Context, e *env, args []string) int {
 
 	var (
 		res *jpeg.Result
-		rep photoReport
+		rep *station.PhotoReport
 		err error
 	)
 	if *input != "" {
-		res, err = jpeg.EncodeFile(*input, nil)
+		res, rep, err = station.EncodeFileOnce(*input)
 	} else {
 		c := config.Defaults().Camera
 		c.Device, c.Rotation, c.Mirror = *cam, *rotate, *mirror
-		res, err = capturePhoto(ctx, c, *timeout, &rep)
+		res, rep, err = station.CaptureOnce(ctx, c, *timeout)
 	}
 	if err != nil {
 		fmt.Fprintf(e.Stderr, "acbridge photo: %v\n", err)
-		return 1
-	}
-	if err := jpeg.Verify(&res.Image); err != nil {
-		fmt.Fprintf(e.Stderr, "acbridge photo: encoder output fails verification: %v\n", err)
 		return 1
 	}
 	if err := os.WriteFile(*out, res.Data, 0o600); err != nil {
@@ -92,44 +67,10 @@ func runPhoto(ctx context.Context, e *env, args []string) int {
 		return 1
 	}
 	rep.File = *out
-	rep.MediaType, rep.ByteCount, rep.SHA256 = res.Image.MediaType, res.Image.ByteCount, res.Image.SHA256
-	rep.PixelWidth, rep.PixelHeight = res.Image.PixelWidth, res.Image.PixelHeight
-	rep.Quality, rep.Encodes = res.Quality, res.Encodes
-	rep.SourceWidth, rep.SourceHeight = res.SourceWidth, res.SourceHeight
-	rep.DecodeMs = ms(res.DecodeTime)
-	rep.EncodeMs = ms(res.EncodeTime)
 	if *asJSON {
-		enc := json.NewEncoder(e.Stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(rep); err != nil {
-			return 1
-		}
-		return 0
+		return printJSON(e, "photo", rep, 0)
 	}
 	fmt.Fprintf(e.Stdout, "wrote %s: %dx%d px, %d bytes, quality %d, encoded in %.0f ms\n",
 		rep.File, rep.PixelWidth, rep.PixelHeight, rep.ByteCount, rep.Quality, rep.EncodeMs)
 	return 0
 }
-
-// capturePhoto captures through the daemon's pipeline (station.Photo),
-// with the configuration's defaults for what the flags do not set, so that
-// the file holds exactly what the daemon would send.
-func capturePhoto(ctx context.Context, c config.Camera, timeout time.Duration, rep *photoReport) (*jpeg.Result, error) {
-	p, err := station.NewPhoto(c, nil)
-	if err != nil {
-		return nil, err
-	}
-	defer p.Close()
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	res, f, err := p.Take(ctx)
-	if err != nil {
-		return nil, err
-	}
-	rep.Device, rep.Discarded = f.Device, f.Discarded
-	settled := f.Settled
-	rep.Settled = &settled
-	return res, nil
-}
-
-func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/agentcall/acbridge/camera/rpicam/rpicamtest"
+
+	"github.com/agentcall/acbridge/station"
 )
 
 // `acbridge photo --camera rpicam:0` captures through the rpicam-still
@@ -21,7 +23,7 @@ func TestPhotoRPiCam(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	var rep photoReport
+	var rep station.PhotoReport
 	if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
 		t.Fatalf("%v: %s", err, stdout)
 	}

@@ -13,6 +13,8 @@ import (
 	"testing"
 
 	"github.com/agentcall/acbridge/jpeg"
+
+	"github.com/agentcall/acbridge/station"
 )
 
 func writePNG(t *testing.T, path string, w, h int) {
@@ -40,7 +42,7 @@ func TestPhotoInputJSON(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	var rep photoReport
+	var rep station.PhotoReport
 	if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
 		t.Fatalf("%v: %s", err, stdout)
 	}

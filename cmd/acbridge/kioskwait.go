@@ -1,0 +1,58 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/agentcall/acbridge/kiosk"
+)
+
+// "acbridge kiosk-wait" is acbridge-kiosk.service's ExecStartPre=: Chromium
+// started before acbridge serves the page shows its own error page and
+// stays there, so the screen starts only once the page answers.
+
+// kioskDefaults is where the packaged unit takes the page's URL from; named
+// in errors, since that is the file the operator fixes.
+const kioskDefaults = "/etc/default/acbridge-kiosk"
+
+func init() {
+	register(command{name: "kiosk-wait", summary: "wait until the kiosk page answers (before starting the browser)", run: runKioskWait})
+}
+
+func runKioskWait(ctx context.Context, e *env, args []string) int {
+	fs := newFlagSet(e, "kiosk-wait", "--url URL [--timeout D]")
+	url := fs.String("url", "", "the page, http:// and the address of kiosk.listen, like http://127.0.0.1:8080/")
+	timeout := fs.Duration("timeout", 60*time.Second, "give up after this long (exit status 1)")
+	if code, ok := parseFlags(e, fs, args); !ok {
+		return code
+	}
+	if *url == "" {
+		fmt.Fprintf(e.Stderr, "acbridge kiosk-wait: give the page's URL with --url, like http://127.0.0.1:8080/ (ACBRIDGE_KIOSK_URL in %s, the address of kiosk.listen)\n", kioskDefaults)
+		return 2
+	}
+	if *timeout <= 0 {
+		fmt.Fprintln(e.Stderr, "acbridge kiosk-wait: --timeout must be positive, like 60s")
+		return 2
+	}
+	wctx, cancel := context.WithTimeout(ctx, *timeout)
+	defer cancel()
+	err := kiosk.Wait(wctx, *url, nil)
+	switch {
+	case err == nil:
+		fmt.Fprintf(e.Stderr, "acbridge kiosk-wait: the kiosk page answers at %s\n", *url)
+		return 0
+	case errors.Is(err, kiosk.ErrNotLoopback):
+		fmt.Fprintf(e.Stderr, "acbridge kiosk-wait: %v (ACBRIDGE_KIOSK_URL in %s)\n", err, kioskDefaults)
+		return 2
+	case errors.Is(err, kiosk.ErrNotPage):
+		fmt.Fprintf(e.Stderr, "acbridge kiosk-wait: %s answers, but it is not acbridge's kiosk page: %v. "+
+			"Give kiosk.listen in /etc/acbridge/acbridge.toml and ACBRIDGE_KIOSK_URL in %s the same free port\n", *url, err, kioskDefaults)
+	default:
+		fmt.Fprintf(e.Stderr, "acbridge kiosk-wait: nothing served the kiosk page at %s within %s. "+
+			"Is acbridge running (systemctl status acbridge) with kiosk.listen set to that address in /etc/acbridge/acbridge.toml? "+
+			"The URL comes from ACBRIDGE_KIOSK_URL in %s\n", *url, *timeout, kioskDefaults)
+	}
+	return 1
+}
