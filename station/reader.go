@@ -3,8 +3,11 @@ package station
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
+	"time"
 
+	"github.com/agentcall/acbridge/config"
 	"github.com/agentcall/acbridge/nfc"
 	"github.com/agentcall/acbridge/nfc/keyboard"
 	"github.com/agentcall/acbridge/nfc/poll"
@@ -69,4 +72,63 @@ func (r *Reader) Close() error {
 	err := r.close()
 	<-r.done
 	return err
+}
+
+// NFCOptions is what StartNFC needs besides the [nfc] table.
+type NFCOptions struct {
+	Aliaser nfc.Aliaser
+	Scope   string // keystore.CanonicalScope of the agent
+	Logger  *slog.Logger
+	// OnState is told of each status change (see nfc.Options.OnState).
+	OnState func(nfc.Status)
+	// Debounce is the PC/SC status debounce (nfc.Options.Debounce).
+	Debounce time.Duration
+}
+
+// StartNFC opens the reader c's driver names — PC/SC, a keyboard-style
+// reader, or a polled chip (PN532, RC522) — and runs it until ctx ends or
+// Close: the daemon and `acbridge scan` open readers only through it.
+func StartNFC(ctx context.Context, c config.NFC, o NFCOptions) (*Reader, error) {
+	log := o.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	open, name, polled := Polled(c, log)
+	switch {
+	case c.Driver == "keyboard":
+		return StartKeyboard(&keyboard.Options{Path: c.Device, Aliaser: o.Aliaser, Scope: o.Scope, Logger: log, OnState: o.OnState})
+	case polled:
+		return StartPolled(ctx, &poll.Options{Open: open, Name: name, Aliaser: o.Aliaser, Scope: o.Scope, Logger: log, OnState: o.OnState}, log)
+	}
+	return StartReader(ctx, &nfc.Options{Reader: c.Reader, Buzzer: c.Buzzer, Aliaser: o.Aliaser, Scope: o.Scope, Logger: log,
+		OnState: o.OnState, Debounce: o.Debounce}, log)
+}
+
+// NFCFromFlags is the [nfc] table a technician's flags stand for (`acbridge
+// scan --driver --device --reader`): the defaults, the driver keyboard when
+// only a device is given, else pcsc, and the device in the key the driver
+// reads (an RC522's spidev node; its reset line stays the default GPIO25).
+// A combination that names no reader is an error to show as a usage error.
+func NFCFromFlags(driver, device, reader string) (config.NFC, error) {
+	if driver == "" {
+		driver = "pcsc"
+		if device != "" {
+			driver = "keyboard"
+		}
+	}
+	n := config.Defaults().NFC
+	n.Driver, n.Device, n.Reader = driver, device, reader
+	if driver == "rc522" {
+		n.SPIDevice, n.Device = device, ""
+	}
+	_, _, polled := Polled(n, nil)
+	switch {
+	case driver != "pcsc" && driver != "keyboard" && !polled:
+		return n, fmt.Errorf("--driver %.32q: unknown driver (pcsc, keyboard, pn532, rc522)", driver)
+	case driver != "pcsc" && device == "":
+		return n, fmt.Errorf("--driver %s needs --device (`acbridge devices` lists the candidates)", driver)
+	case driver == "pcsc" && device != "":
+		return n, errors.New("--device is for --driver keyboard, pn532 or rc522; a PC/SC reader is chosen with --reader")
+	}
+	return n, nil
 }

@@ -15,8 +15,6 @@ import (
 	"github.com/agentcall/acbridge/keystore"
 	"github.com/agentcall/acbridge/kiosk"
 	"github.com/agentcall/acbridge/nfc"
-	"github.com/agentcall/acbridge/nfc/keyboard"
-	"github.com/agentcall/acbridge/nfc/poll"
 	"github.com/agentcall/acbridge/protocol"
 )
 
@@ -96,17 +94,7 @@ func (s *Station) openReader(ctx context.Context, o *Options, log *slog.Logger) 
 	onState := func(st nfc.Status) {
 		log.Info("reader", "state", st.State.String(), "reader", st.Reader, "why", st.Err)
 	}
-	var r *Reader
-	open, name, polled := Polled(s.cfg.NFC, log.With("part", "nfc"))
-	switch {
-	case s.cfg.NFC.Driver == "keyboard":
-		r, err = StartKeyboard(&keyboard.Options{Path: s.cfg.NFC.Device, Aliaser: ks, Scope: scope, Logger: log.With("part", "nfc"), OnState: onState})
-	case polled:
-		r, err = StartPolled(ctx, &poll.Options{Open: open, Name: name, Aliaser: ks, Scope: scope, Logger: log.With("part", "nfc"), OnState: onState}, log)
-	default:
-		r, err = StartReader(ctx, &nfc.Options{Reader: s.cfg.NFC.Reader, Buzzer: s.cfg.NFC.Buzzer, Aliaser: ks, Scope: scope, Logger: log.With("part", "nfc"),
-			OnState: onState}, log)
-	}
+	r, err := StartNFC(ctx, s.cfg.NFC, NFCOptions{Aliaser: ks, Scope: scope, Logger: log.With("part", "nfc"), OnState: onState})
 	if err != nil {
 		return err
 	}

@@ -8,11 +8,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/agentcall/acbridge/config"
 	"github.com/agentcall/acbridge/keystore"
 	"github.com/agentcall/acbridge/nfc"
-	"github.com/agentcall/acbridge/nfc/keyboard"
-	"github.com/agentcall/acbridge/nfc/poll"
 	"github.com/agentcall/acbridge/nfc/tagscan"
 	"github.com/agentcall/acbridge/station"
 )
@@ -51,9 +48,10 @@ func runScan(ctx context.Context, e *env, args []string) int {
 		fmt.Fprintf(e.Stderr, "acbridge scan: --reader is longer than %d bytes\n", nfc.MaxReaderNameLen)
 		return 2
 	}
-	drv, code := scanDriver(e, *driver, *device)
-	if code != 0 {
-		return code
+	n, err := station.NFCFromFlags(*driver, *device, *reader)
+	if err != nil {
+		fmt.Fprintf(e.Stderr, "acbridge scan: %v\n", err)
+		return 2
 	}
 	origin := *scopeFlag
 	if origin == "" {
@@ -73,7 +71,7 @@ func runScan(ctx context.Context, e *env, args []string) int {
 		return 1
 	}
 	// Fail fast when pcscd itself is missing: that does not fix itself.
-	if _, err := nfc.ListReaders(ctx); err != nil && drv == "pcsc" {
+	if _, err := nfc.ListReaders(ctx); err != nil && n.Driver == "pcsc" {
 		fmt.Fprintf(stderr, "acbridge scan: %v\n", err)
 		return 1
 	}
@@ -85,22 +83,8 @@ func runScan(ctx context.Context, e *env, args []string) int {
 	if *verbose {
 		logger = slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	}
-	var dev *station.Reader
-	open, name, polled := station.Polled(scanNFC(drv, *device), logger)
-	switch {
-	case drv == "keyboard":
-		dev, err = station.StartKeyboard(&keyboard.Options{Path: *device, Aliaser: store, Scope: scope, Logger: logger,
-			OnState: func(s nfc.Status) { printScanStatus(stderr, s) }})
-	case polled:
-		dev, err = station.StartPolled(ctx, &poll.Options{Open: open, Name: name, Aliaser: store, Scope: scope, Logger: logger,
-			OnState: func(s nfc.Status) { printScanStatus(stderr, s) }}, logger)
-	default:
-		dev, err = station.StartReader(ctx, &nfc.Options{
-			Reader: *reader, Aliaser: store, Scope: scope, Logger: logger,
-			Debounce: 300 * time.Millisecond,
-			OnState:  func(s nfc.Status) { printScanStatus(stderr, s) },
-		}, logger)
-	}
+	dev, err := station.StartNFC(ctx, n, station.NFCOptions{Aliaser: store, Scope: scope, Logger: logger,
+		Debounce: 300 * time.Millisecond, OnState: func(s nfc.Status) { printScanStatus(stderr, s) }})
 	if err != nil {
 		fmt.Fprintf(stderr, "acbridge scan: %v\n", err)
 		return 1
@@ -115,42 +99,6 @@ func runScan(ctx context.Context, e *env, args []string) int {
 		return 1
 	}
 	return 0
-}
-
-// scanDriver picks the driver the flags name; a bad combination is a
-// usage error (exit status 2).
-func scanDriver(e *env, driver, device string) (string, int) {
-	if driver == "" {
-		driver = "pcsc"
-		if device != "" {
-			driver = "keyboard"
-		}
-	}
-	_, _, polled := station.Polled(scanNFC(driver, ""), nil)
-	switch {
-	case driver != "pcsc" && driver != "keyboard" && !polled:
-		fmt.Fprintf(e.Stderr, "acbridge scan: --driver %.32q: unknown driver (pcsc, keyboard, pn532, rc522)\n", driver)
-		return "", 2
-	case driver != "pcsc" && device == "":
-		fmt.Fprintf(e.Stderr, "acbridge scan: --driver %s needs --device (`acbridge devices` lists the candidates)\n", driver)
-		return "", 2
-	case driver == "pcsc" && device != "":
-		fmt.Fprintln(e.Stderr, "acbridge scan: --device is for --driver keyboard, pn532 or rc522; a PC/SC reader is chosen with --reader")
-		return "", 2
-	}
-	return driver, 0
-}
-
-// scanNFC is the [nfc] table --driver and --device stand for: the
-// defaults, with the device in the key the driver reads (an RC522's
-// spidev node; its reset line stays the default GPIO25).
-func scanNFC(driver, device string) config.NFC {
-	n := config.Defaults().NFC
-	n.Driver, n.Device = driver, device
-	if driver == "rc522" {
-		n.SPIDevice, n.Device = device, ""
-	}
-	return n
 }
 
 func printScanStatus(w io.Writer, s nfc.Status) {
