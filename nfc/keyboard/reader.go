@@ -144,29 +144,7 @@ func (r *Reader) ScanWith(ctx context.Context, window time.Duration, o *nfc.Scan
 		return nfc.Scan{}, st.Err
 	}
 	defer r.setArmed(false)
-	t := r.clock.NewTimer(window)
-	defer t.Stop()
-	for {
-		select {
-		case err := <-r.unread:
-			if o != nil && o.OnUnread != nil {
-				o.OnUnread(err)
-			}
-		case s := <-r.results:
-			for len(r.unread) > 0 { // typed before s: tell them in order
-				if err := <-r.unread; o != nil && o.OnUnread != nil {
-					o.OnUnread(err)
-				}
-			}
-			return s, s.Err
-		case <-t.C():
-			return nfc.Scan{}, nfc.ErrNoTag
-		case <-ctx.Done():
-			return nfc.Scan{}, ctx.Err()
-		case <-r.closing:
-			return nfc.Scan{}, nfc.ErrClosed
-		}
-	}
+	return nfc.WaitWindow(ctx, r.clock, window, r.results, r.unread, r.closing, o)
 }
 
 // setArmed opens or closes the window; it fails when there is no reader.

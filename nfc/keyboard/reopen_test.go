@@ -45,6 +45,11 @@ func (g *rig) unplug() {
 func (g *rig) plug() {
 	g.t.Helper()
 	path := g.r.opts.Path
+	// A real replug takes far longer than a filesystem's timestamp tick
+	// (a jiffy); without this pause a new FIFO that reuses the removed
+	// one's inode number within the same tick is, to the reader, the node
+	// that failed, and is rightly never reopened.
+	time.Sleep(20 * time.Millisecond)
 	tmp, w := fifotest.Make(g.t, filepath.Dir(path), "new-node")
 	if err := os.Rename(tmp, path); err != nil {
 		g.t.Fatal(err)

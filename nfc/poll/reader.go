@@ -244,24 +244,7 @@ func (r *Reader) ScanWith(ctx context.Context, d time.Duration, o *nfc.ScanOptio
 		r.mu.Unlock()
 		r.setState(nfc.StateReady)
 	}()
-	t := r.clock.NewTimer(d)
-	defer t.Stop()
-	for {
-		select {
-		case err := <-w.unread:
-			if o != nil && o.OnUnread != nil {
-				o.OnUnread(err)
-			}
-		case s := <-w.results:
-			return s, s.Err
-		case <-t.C():
-			return nfc.Scan{}, nfc.ErrNoTag
-		case <-ctx.Done():
-			return nfc.Scan{}, ctx.Err()
-		case <-r.closing:
-			return nfc.Scan{}, nfc.ErrClosed
-		}
-	}
+	return nfc.WaitWindow(ctx, r.clock, d, w.results, w.unread, r.closing, o)
 }
 
 // armed returns the open window, nil if none.
