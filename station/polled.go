@@ -2,11 +2,9 @@ package station
 
 import (
 	"context"
-	"errors"
 	"log/slog"
 
 	"github.com/agentcall/acbridge/config"
-	"github.com/agentcall/acbridge/nfc"
 	"github.com/agentcall/acbridge/nfc/pn532"
 	"github.com/agentcall/acbridge/nfc/poll"
 	"github.com/agentcall/acbridge/nfc/rc522"
@@ -31,19 +29,9 @@ func Polled(c config.NFC, log *slog.Logger) (open poll.OpenFunc, name string, ok
 // and reported through o.OnState. A Run that fails for another reason is
 // logged to log (nil: discard).
 func StartPolled(ctx context.Context, o *poll.Options, log *slog.Logger) (*Reader, error) {
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
-	}
 	pr, err := poll.New(o)
 	if err != nil {
 		return nil, err
 	}
-	r := &Reader{Reader: pr, polled: pr, close: pr.Close, done: make(chan struct{})}
-	go func() {
-		defer close(r.done)
-		if err := pr.Run(ctx); err != nil && !errors.Is(err, nfc.ErrClosed) && ctx.Err() == nil {
-			log.Error("reader stopped", "err", err)
-		}
-	}()
-	return r, nil
+	return start(ctx, pr, log), nil
 }

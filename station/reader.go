@@ -17,31 +17,48 @@ import (
 // Close stops the goroutines it owns and waits for them.
 type Reader struct {
 	nfc.Reader
-	dev    *nfc.Dev     // nil for a keyboard reader
-	polled *poll.Reader // a polled chip's reader (StartPolled)
-	close  func() error
-	done   chan struct{}
+	// wait is the reader's own WaitReader (nfc.Dev, poll.Reader); nil
+	// for a keyboard reader, which is there once opened.
+	wait interface {
+		WaitReader(context.Context) nfc.Status
+	}
+	close func() error
+	done  chan struct{}
+}
+
+// runner is a reader with a blocking Run (nfc.Dev, poll.Reader).
+type runner interface {
+	nfc.Reader
+	WaitReader(context.Context) nfc.Status
+	Run(context.Context) error
+	Close() error
+}
+
+// start runs rd until ctx ends or Close. A Run that fails for another
+// reason is logged to log (nil: discard).
+func start(ctx context.Context, rd runner, log *slog.Logger) *Reader {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	r := &Reader{Reader: rd, wait: rd, close: rd.Close, done: make(chan struct{})}
+	go func() {
+		defer close(r.done)
+		if err := rd.Run(ctx); err != nil && !errors.Is(err, nfc.ErrClosed) && ctx.Err() == nil {
+			log.Error("reader stopped", "err", err)
+		}
+	}()
+	return r
 }
 
 // StartReader opens a PC/SC reader with o and runs it until ctx ends or
 // Close. A Run that fails for another reason is logged to log (nil:
 // discard).
 func StartReader(ctx context.Context, o *nfc.Options, log *slog.Logger) (*Reader, error) {
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
-	}
 	dev, err := nfc.New(ctx, o)
 	if err != nil {
 		return nil, err
 	}
-	r := &Reader{Reader: dev, dev: dev, close: dev.Close, done: make(chan struct{})}
-	go func() {
-		defer close(r.done)
-		if err := dev.Run(ctx); err != nil && !errors.Is(err, nfc.ErrClosed) && ctx.Err() == nil {
-			log.Error("reader stopped", "err", err)
-		}
-	}()
-	return r, nil
+	return start(ctx, dev, log), nil
 }
 
 // StartKeyboard opens a keyboard-style reader (nfc.driver = "keyboard").
@@ -55,16 +72,13 @@ func StartKeyboard(o *keyboard.Options) (*Reader, error) {
 	return &Reader{Reader: kb, close: kb.Close, done: done}, nil
 }
 
-// WaitReader waits until a PC/SC reader is found (see nfc.Dev.WaitReader);
-// a keyboard reader is there once opened.
+// WaitReader waits until the reader is found (nfc.Dev.WaitReader,
+// poll.Reader.WaitReader); a keyboard reader is there once opened.
 func (r *Reader) WaitReader(ctx context.Context) nfc.Status {
-	if r.polled != nil {
-		return r.polled.WaitReader(ctx)
-	}
-	if r.dev == nil {
+	if r.wait == nil {
 		return r.Status()
 	}
-	return r.dev.WaitReader(ctx)
+	return r.wait.WaitReader(ctx)
 }
 
 // Close closes the handle and waits for its goroutines.
