@@ -342,8 +342,8 @@ func (c *Config) Validate() error {
 		}
 	}
 	switch {
-	case c.NFC.Driver != "pcsc" && c.NFC.Driver != "keyboard" && c.NFC.Driver != "pn532" && c.NFC.Driver != "rc522":
-		add("nfc.driver: unknown driver %q (pcsc, keyboard, pn532, rc522)", clip(c.NFC.Driver))
+	case !slices.Contains(NFCDrivers, c.NFC.Driver):
+		add("nfc.driver: unknown driver %q (%s)", clip(c.NFC.Driver), strings.Join(NFCDrivers, ", "))
 	case c.NFC.Driver == "keyboard" && c.NFC.Device == "":
 		add("nfc.device: the keyboard driver needs the reader's input device, a /dev/input/by-id/…-event-kbd link (ls /dev/input/by-id)")
 	case c.NFC.Driver == "pn532" && c.NFC.Device == "":

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/agentcall/acbridge/config"
@@ -135,10 +137,9 @@ func NFCFromFlags(driver, device, reader string) (config.NFC, error) {
 	if driver == "rc522" {
 		n.SPIDevice, n.Device = device, ""
 	}
-	_, _, polled := Polled(n, nil)
 	switch {
-	case driver != "pcsc" && driver != "keyboard" && !polled:
-		return n, fmt.Errorf("--driver %.32q: unknown driver (pcsc, keyboard, pn532, rc522)", driver)
+	case !slices.Contains(config.NFCDrivers, driver):
+		return n, fmt.Errorf("--driver %.32q: unknown driver (%s)", driver, strings.Join(config.NFCDrivers, ", "))
 	case driver != "pcsc" && device == "":
 		return n, fmt.Errorf("--driver %s needs --device (`acbridge devices` lists the candidates)", driver)
 	case driver == "pcsc" && device != "":
