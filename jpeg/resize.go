@@ -145,6 +145,24 @@ func resizePlane(src plane, w, h int) plane {
 // resizeInto resamples src onto dst (dst.w x dst.h, dst.stride): columns
 // first, then rows, so the larger pass is the one gcc vectorizes.
 func resizeInto(dst *plane, src plane) {
+	resizeIntoWith(dst, src, loopsBest)
+}
+
+// loops picks the C loops of a resample (resize.h's ACB_IMPL_*); all give
+// the same bytes, which tests check by running each.
+type loops C.int
+
+const (
+	loopsBest     loops = C.ACB_IMPL_BEST
+	loopsPortable loops = C.ACB_IMPL_PORTABLE
+	loopsAVX2     loops = C.ACB_IMPL_AVX2
+)
+
+// haveAVX2 reports whether loopsAVX2 runs the AVX2 loops on this machine.
+func haveAVX2() bool { return C.acb_resize_has_avx2() != 0 }
+
+// resizeIntoWith is resizeInto running the given loops.
+func resizeIntoWith(dst *plane, src plane, impl loops) {
 	if src.w == dst.w && src.h == dst.h {
 		for y := 0; y < dst.h; y++ {
 			copy(dst.pix[y*dst.stride:y*dst.stride+dst.w], src.pix[y*src.stride:y*src.stride+src.w])
@@ -155,9 +173,9 @@ func resizeInto(dst *plane, src plane) {
 	defer scratchPool.Put(sc)
 	switch {
 	case src.h == dst.h:
-		resizeH(*dst, src, sc.kernel(src.w, dst.w))
+		resizeH(*dst, src, sc.kernel(src.w, dst.w), impl)
 	case src.w == dst.w:
-		resizeV(*dst, src, sc.kernel(src.h, dst.h))
+		resizeV(*dst, src, sc.kernel(src.h, dst.h), impl)
 	default:
 		// Both passes, a strip of output rows at a time: the intermediate
 		// (which keeps fraction bits, resize.h) stays in the L2 cache and
@@ -172,9 +190,9 @@ func resizeInto(dst *plane, src plane) {
 		}
 		for y := 0; y < dst.h; y += stripRows {
 			rows := min(stripRows, dst.h-y)
-			resizeV16(sc.tmp[:n], src, y, rows, kv, sc.acc[:src.w])
+			resizeV16(sc.tmp[:n], src, y, rows, kv, sc.acc[:src.w], impl)
 			strip := plane{w: dst.w, h: rows, stride: dst.stride, pix: dst.pix[y*dst.stride:]}
-			resizeH16(strip, sc.tmp[:n], src.w, kh)
+			resizeH16(strip, sc.tmp[:n], src.w, kh, impl)
 		}
 	}
 }
@@ -214,32 +232,32 @@ func (s *scratch) kernel(src, dst int) kernel {
 
 // resizeV16 fills tmp (src.w x rows, 16-bit with fraction bits) with
 // output rows y0.. of kernel k over src's rows; acc holds src.w sums.
-func resizeV16(tmp []int16, src plane, y0, rows int, k kernel, acc []int32) {
-	C.acb_resize_v16((*C.uint8_t)(unsafe.Pointer(&src.pix[0])), C.int(src.stride),
+func resizeV16(tmp []int16, src plane, y0, rows int, k kernel, acc []int32, impl loops) {
+	C.acb_resize_v16(C.int(impl), (*C.uint8_t)(unsafe.Pointer(&src.pix[0])), C.int(src.stride),
 		(*C.int16_t)(unsafe.Pointer(&tmp[0])), C.int(src.w), C.int(src.w), C.int(rows),
 		(*C.int32_t)(unsafe.Pointer(&k.start[y0])), (*C.int32_t)(unsafe.Pointer(&k.w[y0*k.n])), C.int(k.n),
 		(*C.int32_t)(unsafe.Pointer(&acc[0])))
 }
 
 // resizeH16 fills dst from tmp (stride tw) with kernel k over columns.
-func resizeH16(dst plane, tmp []int16, tw int, k kernel) {
-	C.acb_resize_h16((*C.int16_t)(unsafe.Pointer(&tmp[0])), C.int(tw),
+func resizeH16(dst plane, tmp []int16, tw int, k kernel, impl loops) {
+	C.acb_resize_h16(C.int(impl), (*C.int16_t)(unsafe.Pointer(&tmp[0])), C.int(tw),
 		(*C.uint8_t)(unsafe.Pointer(&dst.pix[0])), C.int(dst.stride), C.int(dst.w), C.int(dst.h),
 		(*C.int32_t)(unsafe.Pointer(&k.start[0])), (*C.int16_t)(unsafe.Pointer(&k.w16[0])), C.int(k.n))
 }
 
 // resizeV fills dst (src.w x dst.h) from src with kernel k over rows.
-func resizeV(dst, src plane, k kernel) {
+func resizeV(dst, src plane, k kernel, impl loops) {
 	acc := make([]int32, src.w)
-	C.acb_resize_v((*C.uint8_t)(unsafe.Pointer(&src.pix[0])), C.int(src.stride),
+	C.acb_resize_v(C.int(impl), (*C.uint8_t)(unsafe.Pointer(&src.pix[0])), C.int(src.stride),
 		(*C.uint8_t)(unsafe.Pointer(&dst.pix[0])), C.int(dst.stride), C.int(src.w), C.int(dst.h),
 		(*C.int32_t)(unsafe.Pointer(&k.start[0])), (*C.int32_t)(unsafe.Pointer(&k.w[0])), C.int(k.n),
 		(*C.int32_t)(unsafe.Pointer(&acc[0])))
 }
 
 // resizeH fills dst (dst.w x src.h) from src with kernel k over columns.
-func resizeH(dst, src plane, k kernel) {
-	C.acb_resize_h((*C.uint8_t)(unsafe.Pointer(&src.pix[0])), C.int(src.stride),
+func resizeH(dst, src plane, k kernel, impl loops) {
+	C.acb_resize_h(C.int(impl), (*C.uint8_t)(unsafe.Pointer(&src.pix[0])), C.int(src.stride),
 		(*C.uint8_t)(unsafe.Pointer(&dst.pix[0])), C.int(dst.stride), C.int(dst.w), C.int(src.h),
 		(*C.int32_t)(unsafe.Pointer(&k.start[0])), (*C.int32_t)(unsafe.Pointer(&k.w[0])),
 		(*C.int16_t)(unsafe.Pointer(&k.w16[0])), C.int(k.n))
