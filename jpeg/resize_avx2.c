@@ -206,33 +206,62 @@ AVX2 static inline __m256i hsum8_n8(const uint8_t *in, int esize, const int32_t 
 	return _mm256_permutevar8x32_epi32(q, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7));
 }
 
-// hpass runs the horizontal pass eight outputs at a time on int16 (u8 0)
-// or byte (u8 1) samples, rounding away shift bits and clamping to bytes.
-AVX2 static inline void hpass(const void *src, int sstride, uint8_t *dst, int dstride, int dw, int rows,
-                              const int32_t *start, const int16_t *w16, int n, int u8, int shift) {
+// hrow filters one row eight outputs at a time on int16 (u8 0) or byte
+// (u8 1) samples, rounding away shift bits and clamping to bytes. It is
+// inlined with constant n for the common kernels, so that the taps and
+// the eight outputs unroll into straight code.
+AVX2 static inline __attribute__((always_inline)) void hrow(const uint8_t *in, uint8_t *out, int dw,
+                                                            const int32_t *start, const int16_t *w16, int n,
+                                                            int u8, int shift) {
+	const int esize = u8 ? 1 : 2;
+	// The last group overlaps the one before, like vpass's blocks.
+	for (int x = 0;; x += 8) {
+		if (x > dw - 8)
+			x = dw - 8;
+		const int16_t *wx = w16 + (long)x * n;
+		__m256i s;
+		if (n == 8) {
+			s = hsum8_n8(in, esize, start + x, wx, u8);
+		} else {
+			__m256i v[8];
+#pragma GCC unroll 8
+			for (int i = 0; i < 8; i++)
+				v[i] = hdot(in + start[x + i] * esize, esize, wx + i * n, n, u8);
+			s = hsum8(v);
+		}
+		s = vround(s, shift);
+		__m128i p = _mm_packs_epi32(_mm256_castsi256_si128(s), _mm256_extracti128_si256(s, 1));
+		_mm_storel_epi64((__m128i *)(out + x), _mm_packus_epi16(p, p));
+		if (x == dw - 8)
+			break;
+	}
+}
+
+// hpass runs hrow over the rows; n is a multiple of 8 and dw >= 8.
+AVX2 static inline __attribute__((always_inline)) void hpass(const void *src, int sstride, uint8_t *dst,
+                                                             int dstride, int dw, int rows,
+                                                             const int32_t *start, const int16_t *w16, int n,
+                                                             int u8, int shift) {
 	const int esize = u8 ? 1 : 2;
 	for (int y = 0; y < rows; y++) {
 		const uint8_t *in = (const uint8_t *)src + (long)y * sstride * esize;
 		uint8_t *out = dst + (long)y * dstride;
-		// The last group overlaps the one before, like vpass's blocks.
-		for (int x = 0;; x += 8) {
-			if (x > dw - 8)
-				x = dw - 8;
-			const int16_t *wx = w16 + (long)x * n;
-			__m256i s;
-			if (n == 8) {
-				s = hsum8_n8(in, esize, start + x, wx, u8);
-			} else {
-				__m256i v[8];
-				for (int i = 0; i < 8; i++)
-					v[i] = hdot(in + start[x + i] * esize, esize, wx + i * n, n, u8);
-				s = hsum8(v);
-			}
-			s = vround(s, shift);
-			__m128i p = _mm_packs_epi32(_mm256_castsi256_si128(s), _mm256_extracti128_si256(s, 1));
-			_mm_storel_epi64((__m128i *)(out + x), _mm_packus_epi16(p, p));
-			if (x == dw - 8)
-				break;
+		// Kernels of 8 to 32 taps: upscales to reductions by ~5.
+		switch (n) {
+		case 8:
+			hrow(in, out, dw, start, w16, 8, u8, shift);
+			break;
+		case 16:
+			hrow(in, out, dw, start, w16, 16, u8, shift);
+			break;
+		case 24:
+			hrow(in, out, dw, start, w16, 24, u8, shift);
+			break;
+		case 32:
+			hrow(in, out, dw, start, w16, 32, u8, shift);
+			break;
+		default:
+			hrow(in, out, dw, start, w16, n, u8, shift);
 		}
 	}
 }
