@@ -32,6 +32,7 @@ func TestResizeAVX2MatchesPortable(t *testing.T) {
 		{300, 200, 300, 77},  // columns only
 		{300, 200, 123, 200}, // rows only
 		{64, 64, 1, 1},
+		{1000, 300, 40, 2}, // kernels longer than the AVX2 vertical loop takes
 	}
 	for i := 0; i < 60; i++ {
 		sw, sh := 1+rng.IntN(20), 1+rng.IntN(20)
@@ -57,7 +58,7 @@ func TestResizeAVX2MatchesPortable(t *testing.T) {
 
 // Each pass on kernels makeKernel does not make: random weights of both
 // signs, any tap count, zero taps anywhere, sums that overshoot so the
-// clamps act.
+// clamps act, long kernels with few live taps.
 func TestResizeAVX2MatchesPortableKernels(t *testing.T) {
 	if !haveAVX2() {
 		t.Skip("no AVX2 loops on this machine: the portable loops are the only ones")
@@ -65,13 +66,22 @@ func TestResizeAVX2MatchesPortableKernels(t *testing.T) {
 	rng := rand.New(rand.NewPCG(20, 2))
 	for i := 0; i < 300; i++ {
 		n := 1 + rng.IntN(40)
-		if i%2 == 0 {
+		switch i % 4 {
+		case 0, 1:
 			n = 8 * (1 + rng.IntN(5)) // the shapes the AVX2 horizontal loops take
+		case 2:
+			if i%8 == 2 {
+				n = 120 + rng.IntN(80) // past the vertical loops' tap limit, or not once trimmed
+			}
+		}
+		live := n
+		if rng.IntN(2) == 0 {
+			live = 1 + rng.IntN(n)
 		}
 		sw, sh := n+rng.IntN(90), n+rng.IntN(40)
 		dw, dh := 1+rng.IntN(70), 1+rng.IntN(12)
 		src := randomPlane(rng, sw, sh, sw)
-		kv, kh := randomKernel(rng, sh, dh, n), randomKernel(rng, sw, dw, n)
+		kv, kh := randomKernel(rng, sh, dh, n, live), randomKernel(rng, sw, dw, n, live)
 		name := fmt.Sprintf("case %d: %dx%d -> %dx%d, %d taps", i, sw, sh, dw, dh, n)
 
 		// Vertical, 16-bit out.
@@ -128,20 +138,23 @@ func randomPlane(rng *rand.Rand, w, h, stride int) plane {
 	return p
 }
 
-// randomKernel maps src samples onto dst with n random taps each, inside
-// the plane as makeKernel guarantees, some taps zero. The absolute
-// weights sum to at most 2^15, so no int32 sum of the loops can wrap.
-func randomKernel(rng *rand.Rand, src, dst, n int) kernel {
+// randomKernel maps src samples onto dst with n taps each, inside the
+// plane as makeKernel guarantees; weights are nonzero only in a window of
+// live taps (some zero there too). The absolute weights sum to at most
+// 2^15, so no int32 sum of the loops can wrap.
+func randomKernel(rng *rand.Rand, src, dst, n, live int) kernel {
 	k := kernel{n: n, start: make([]int32, dst), w: make([]int32, dst*n), w16: make([]int16, dst*n)}
+	limit := min(1<<14, 1<<16/live)
 	for i := 0; i < dst; i++ {
 		k.start[i] = int32(rng.IntN(src - n + 1))
 		ws := k.w[i*n : (i+1)*n]
+		off := rng.IntN(n - live + 1)
 		budget := 1 << 15
-		for j := range ws {
+		for j := off; j < off+live; j++ {
 			if rng.IntN(4) == 0 {
 				continue
 			}
-			v := min(rng.IntN(1<<14+1), budget)
+			v := min(rng.IntN(limit+1), budget)
 			budget -= v
 			if rng.IntN(3) == 0 {
 				v = -v
