@@ -140,55 +140,34 @@ __attribute__((constructor)) static void acb_resize_init(void) {
 
 int acb_resize_has_avx2(void) { return have_avx2; }
 
-static int use_avx2(int impl) { return have_avx2 && impl != ACB_IMPL_PORTABLE; }
+// AVX2_DID runs an AVX2 loop when impl allows it and the CPU has AVX2,
+// and says whether that loop did the work.
+#define AVX2_DID(impl, call) (have_avx2 && (impl) != ACB_IMPL_PORTABLE && (call))
 #else
 int acb_resize_has_avx2(void) { return 0; }
+#define AVX2_DID(impl, call) ((void)(impl), 0)
 #endif
 
 void acb_resize_v(int impl, const uint8_t *src, int sstride, uint8_t *dst, int dstride, int width, int dh,
                   const int32_t *start, const int32_t *w, int n, int32_t *acc) {
-#ifdef ACB_RESIZE_AVX2
-	if (use_avx2(impl)) {
-		acb_resize_v_avx2(src, sstride, dst, dstride, width, dh, start, w, n, acc);
-		return;
-	}
-#endif
-	(void)impl;
-	acb_resize_v_c(src, sstride, dst, dstride, width, dh, start, w, n, acc);
+	if (!AVX2_DID(impl, acb_resize_v_avx2(src, sstride, dst, dstride, width, dh, start, w, n, 0)))
+		acb_resize_v_c(src, sstride, dst, dstride, width, dh, start, w, n, acc);
 }
 
 void acb_resize_h(int impl, const uint8_t *src, int sstride, uint8_t *dst, int dstride, int dw, int rows,
                   const int32_t *start, const int32_t *w, const int16_t *w16, int n) {
-#ifdef ACB_RESIZE_AVX2
-	if (use_avx2(impl)) {
-		acb_resize_h_avx2(src, sstride, dst, dstride, dw, rows, start, w, w16, n);
-		return;
-	}
-#endif
-	(void)impl;
-	acb_resize_h_c(src, sstride, dst, dstride, dw, rows, start, w, w16, n);
+	if (!AVX2_DID(impl, acb_resize_h_avx2(src, sstride, dst, dstride, dw, rows, start, w16, n, 1)))
+		acb_resize_h_c(src, sstride, dst, dstride, dw, rows, start, w, w16, n);
 }
 
 void acb_resize_v16(int impl, const uint8_t *src, int sstride, int16_t *dst, int dstride, int width, int dh,
                     const int32_t *start, const int32_t *w, int n, int32_t *acc) {
-#ifdef ACB_RESIZE_AVX2
-	if (use_avx2(impl)) {
-		acb_resize_v16_avx2(src, sstride, dst, dstride, width, dh, start, w, n, acc);
-		return;
-	}
-#endif
-	(void)impl;
-	acb_resize_v16_c(src, sstride, dst, dstride, width, dh, start, w, n, acc);
+	if (!AVX2_DID(impl, acb_resize_v_avx2(src, sstride, dst, dstride, width, dh, start, w, n, 1)))
+		acb_resize_v16_c(src, sstride, dst, dstride, width, dh, start, w, n, acc);
 }
 
 void acb_resize_h16(int impl, const int16_t *src, int sstride, uint8_t *dst, int dstride, int dw, int rows,
                     const int32_t *start, const int16_t *w16, int n) {
-#ifdef ACB_RESIZE_AVX2
-	if (use_avx2(impl)) {
-		acb_resize_h16_avx2(src, sstride, dst, dstride, dw, rows, start, w16, n);
-		return;
-	}
-#endif
-	(void)impl;
-	acb_resize_h16_c(src, sstride, dst, dstride, dw, rows, start, w16, n);
+	if (!AVX2_DID(impl, acb_resize_h_avx2(src, sstride, dst, dstride, dw, rows, start, w16, n, 0)))
+		acb_resize_h16_c(src, sstride, dst, dstride, dw, rows, start, w16, n);
 }

@@ -35,10 +35,7 @@ void acb_resize_v16(int impl, const uint8_t *src, int sstride, int16_t *dst, int
 void acb_resize_h16(int impl, const int16_t *src, int sstride, uint8_t *dst, int dstride, int dw, int rows,
                     const int32_t *start, const int16_t *w16, int n);
 
-// The portable loops (resize.c) and the AVX2 ones (resize_avx2.c, amd64
-// only), with the arguments above minus impl. The AVX2 ones run the
-// portable loops for shapes they do not cover (tiny planes, kernels of
-// other than a multiple of 8 taps), hence the same arguments.
+// The portable loops (resize.c), with the arguments above minus impl.
 void acb_resize_v_c(const uint8_t *src, int sstride, uint8_t *dst, int dstride, int width, int dh,
                     const int32_t *start, const int32_t *w, int n, int32_t *acc);
 void acb_resize_h_c(const uint8_t *src, int sstride, uint8_t *dst, int dstride, int dw, int rows,
@@ -48,16 +45,19 @@ void acb_resize_v16_c(const uint8_t *src, int sstride, int16_t *dst, int dstride
 void acb_resize_h16_c(const int16_t *src, int sstride, uint8_t *dst, int dstride, int dw, int rows,
                       const int32_t *start, const int16_t *w16, int n);
 
+// The AVX2 loops (resize_avx2.c, amd64 only): one function for both
+// vertical passes (out16 1 for acb_resize_v16's output, 0 for
+// acb_resize_v's) and one for both horizontal ones (u8 1 for
+// acb_resize_h's byte samples, 0 for acb_resize_h16's). Each returns 0,
+// having done nothing, for shapes it does not cover (planes narrower than a
+// block, kernels of other than a multiple of 8 taps or very long ones),
+// which the portable loops then take.
 #if defined(__x86_64__) && defined(__GNUC__)
 #define ACB_RESIZE_AVX2 1
-void acb_resize_v_avx2(const uint8_t *src, int sstride, uint8_t *dst, int dstride, int width, int dh,
-                       const int32_t *start, const int32_t *w, int n, int32_t *acc);
-void acb_resize_h_avx2(const uint8_t *src, int sstride, uint8_t *dst, int dstride, int dw, int rows,
-                       const int32_t *start, const int32_t *w, const int16_t *w16, int n);
-void acb_resize_v16_avx2(const uint8_t *src, int sstride, int16_t *dst, int dstride, int width, int dh,
-                         const int32_t *start, const int32_t *w, int n, int32_t *acc);
-void acb_resize_h16_avx2(const int16_t *src, int sstride, uint8_t *dst, int dstride, int dw, int rows,
-                         const int32_t *start, const int16_t *w16, int n);
+int acb_resize_v_avx2(const uint8_t *src, int sstride, void *dst, int dstride, int width, int dh,
+                      const int32_t *start, const int32_t *w, int n, int out16);
+int acb_resize_h_avx2(const void *src, int sstride, uint8_t *dst, int dstride, int dw, int rows,
+                      const int32_t *start, const int16_t *w16, int n, int u8);
 #endif
 
 #endif
