@@ -9,11 +9,12 @@
 // plane, quantization tables halfway between Annex K and flat, optimized
 // Huffman tables, 4:2:0 chroma (a source's 4:2:2 kept only where the
 // budget affords quality 85 or more: chroma.go), and a search over a
-// continuous quantization scale that stops within 3% under the budget
+// continuous quantization scale that stops within 4% under the budget
 // (shrinking the picture instead of going below DefaultMinQuality), its
 // first full encode aimed by the same search on every fourth MCU row
 // (estimate.go).
 // File inputs are decoded by libjpeg-turbo already scaled in the DCT domain
+// where that leaves 1.3 times the target size or more
 // (ITU-T T.81 / ISO 10918-1), with a compact coefficient store and early
 // stop for progressive files; see turbo.c and store.c. The package needs cgo and
 // libjpeg-turbo (Debian: libjpeg62-turbo-dev to build).
