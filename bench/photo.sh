@@ -12,8 +12,9 @@
 # (photobench ssim: luma, 11-tap Gaussian) and butteraugli (lower is
 # better), all against the source scaled to fit 1,024 px with ImageMagick's
 # Lanczos (an output smaller than that is scaled back up first), CPU seconds
-# (user + system from rusage, all threads, the least of REPS runs) and peak
-# RSS. CPU, not wall time: the machine may be shared.
+# (user + system from rusage, all threads, the least of REPS runs, the tools
+# of an image taking turns run by run) and peak RSS. CPU, not wall time: the
+# machine may be shared.
 #
 # acbridge gets two CPU figures: the `acbridge photo` process, whose
 # start-up (`acbridge version`: ~13 ms, half of it jsonschema compiling its
@@ -34,14 +35,14 @@
 # APPn/COM segment, passes jpeg.Verify and identify.
 #
 # Usage: bench/photo.sh [WORKDIR [NAME...]]   NAMEs pick images by substring
-# (e.g. Dune Storm camera_1920) for a quick run. Env: REPS (default 3).
+# (e.g. Dune Storm camera_1920) for a quick run. Env: REPS (default 5).
 # Needs Go and the bench packages (scripts/install-deps.sh bench). Exit
 # status 1 when a check or a target fails.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh bench >&2
 
-reps=${REPS:-3}
+reps=${REPS:-5}
 budget=61440
 work=${1:-}
 if [ -z "$work" ]; then
@@ -75,20 +76,19 @@ imin() {
 	esac
 }
 
-# timed OUTFILE CMD...: runs CMD REPS times, leaves "cpu_seconds peak_rss_kib"
-# of the run with the least CPU in OUTFILE.
-timed() {
-	local out=$1 i
+# once OUTFILE CMD...: runs CMD once and appends its "cpu_seconds
+# peak_rss_kib" to OUTFILE.all; best OUTFILE leaves the line with the least
+# CPU in OUTFILE. The tools of one image take turns run by run (interleaved),
+# so a drift of the shared machine's speed weighs on every tool alike.
+once() {
+	local out=$1
 	shift
-	: >"$out.all"
-	for ((i = 0; i < reps; i++)); do
-		"$work/photobench" time "$out.one" -- "$@" >/dev/null
-		cat "$out.one" >>"$out.all"
-	done
-	sort -n "$out.all" | head -1 >"$out"
+	"$work/photobench" time "$out.one" -- "$@" >/dev/null
+	cat "$out.one" >>"$out.all"
 }
+best() { sort -n "$1.all" | head -1 >"$1"; }
 
-# vips IN OUT STATS: quality search; STATS gets "cpu_one rss cpu_search q".
+# vips IN OUT STATS: quality search; STATS gets "cpu_search q".
 vips() {
 	local in=$1 out=$2 stats=$3 lo=1 hi=100 mid size cpu rss total=0 maxrss=0
 	while ((lo < hi)); do
@@ -102,9 +102,7 @@ vips() {
 	done
 	[ -e "$out.$lo.jpg" ] || vipsthumbnail "$in" -s '1024x1024>' -o "$out.$lo.jpg[Q=$lo,strip]"
 	cp "$out.$lo.jpg" "$out"
-	timed "$out.t" vipsthumbnail "$in" -s '1024x1024>' -o "$out.$lo.jpg[Q=$lo,strip]"
-	read -r cpu rss <"$out.t"
-	echo "$cpu $rss $total $lo" >"$stats"
+	echo "$total $lo" >"$stats"
 }
 
 # metrics REF OUT: "PSNR SSIM butteraugli" of OUT against REF, OUT scaled
@@ -147,32 +145,36 @@ for img in "${images[@]}"; do
 	ours="$work/$name.acbridge.jpg"
 	magick="$work/$name.magick.jpg"
 	vipsout="$work/$name.vips.jpg"
-	timed "$work/$name.acbridge" "$work/acbridge" photo --input "$img" -o "$ours"
-	timed "$work/$name.encoder" "$work/photobench" encode "$img" "$work/$name.encoder.jpg"
+	vips "$vin" "$vipsout" "$work/$name.vipsq"
+	read -r vsearch vq <"$work/$name.vipsq"
+	rm -f "$work/$name".{acbridge,encoder,magick,vips}.all
+	for ((i = 0; i < reps; i++)); do
+		once "$work/$name.acbridge" "$work/acbridge" photo --input "$img" -o "$ours"
+		once "$work/$name.encoder" "$work/photobench" encode "$img" "$work/$name.encoder.jpg"
+		# shellcheck disable=SC2046
+		once "$work/$name.magick" convert $(imin "$img") -auto-orient -strip -resize '1024x1024>' \
+			-define jpeg:extent=60KB "$magick"
+		once "$work/$name.vips" vipsthumbnail "$vin" -s '1024x1024>' -o "$vipsout.$vq.jpg[Q=$vq,strip]"
+	done
+	for tool in acbridge encoder magick vips; do best "$work/$name.$tool"; done
 	if ! cmp -s "$ours" "$work/$name.encoder.jpg"; then
 		echo "CHECK FAILED: photobench encode and acbridge photo differ on $name" >&2
 		fail=1
 	fi
-	# shellcheck disable=SC2046
-	timed "$work/$name.magick" convert $(imin "$img") -auto-orient -strip -resize '1024x1024>' \
-		-define jpeg:extent=60KB "$magick"
-	vips "$vin" "$vipsout" "$work/$name.vips"
 
 	if ! "$work/photobench" check "$ours" >/dev/null || ! identify "$ours" >/dev/null 2>&1; then
 		echo "CHECK FAILED: $ours" >&2
 		"$work/photobench" check "$ours" >&2 || true
 		fail=1
 	fi
-	read -r vc vrss vsearch vq <"$work/$name.vips"
 	for tool in acbridge magick vips; do
 		out="$work/$name.$tool.jpg"
 		extra=""
-		if [ "$tool" = vips ]; then
-			cpu="$vc" rss="$vrss" extra="$vsearch q$vq"
-		else
-			read -r cpu rss <"$work/$name.$tool"
-			[ "$tool" = acbridge ] && extra=$(cut -d' ' -f1 "$work/$name.encoder")
-		fi
+		read -r cpu rss <"$work/$name.$tool"
+		case $tool in
+		vips) extra="$vsearch q$vq" ;;
+		acbridge) extra=$(cut -d' ' -f1 "$work/$name.encoder") ;;
+		esac
 		read -r p s b < <(metrics "$work/$name.ref.png" "$out")
 		printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "$tool" "$(stat -c %s "$out")" \
 			"$(identify -format '%wx%h' "$out")" "$p" "$s" "$b" "$cpu" "$rss" "$extra" >>"$rows"
