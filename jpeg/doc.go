@@ -13,9 +13,9 @@
 // (shrinking the picture instead of going below DefaultMinQuality), its
 // first full encode aimed by the same search on every fourth MCU row
 // (estimate.go).
-// File inputs are decoded by libjpeg-turbo already scaled in the DCT domain
-// where that leaves 1.3 times the target size or more
-// (ITU-T T.81 / ISO 10918-1), with a compact coefficient store and early
+// File inputs are decoded by libjpeg-turbo (ITU-T T.81 / ISO 10918-1),
+// already scaled in the DCT domain where that leaves 1.3 times the target
+// size or more (input.go), with a compact coefficient store and early
 // stop for progressive files; see turbo.c and store.c. The package needs cgo and
 // libjpeg-turbo (Debian: libjpeg62-turbo-dev to build).
 //
