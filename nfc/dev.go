@@ -24,8 +24,6 @@ type Dev struct {
 	quieted string
 
 	scans   chan Scan
-	closing chan struct{} // closed by Close
-	runDone chan struct{} // closed when Run returns
 	kick    chan struct{} // cap 1: the supervisor must re-read the state
 	wakeReq chan struct{} // cap 1: the loop must re-evaluate (Arm)
 
@@ -36,9 +34,7 @@ type Dev struct {
 	waiting atomic.Bool // the loop is in, or about to enter, GetStatusChange
 
 	mu      sync.Mutex
-	closed  bool
-	running bool
-	stop    context.CancelFunc
+	life    Lifecycle
 	evalCh  chan struct{} // closed each time the loop evaluates; see wake
 	reader  string        // reader in use, "" if none
 	noRdErr error         // why there is no reader
@@ -93,8 +89,7 @@ func New(ctx context.Context, opts *Options) (*Dev, error) {
 		clock:   o.Clock,
 		sysfs:   "/sys",
 		scans:   make(chan Scan, 1),
-		closing: make(chan struct{}),
-		runDone: make(chan struct{}),
+		life:    NewLifecycle("nfc"),
 		kick:    make(chan struct{}, 1),
 		wakeReq: make(chan struct{}, 1),
 		evalCh:  make(chan struct{}),
@@ -107,19 +102,12 @@ func New(ctx context.Context, opts *Options) (*Dev, error) {
 // its own. Call it once.
 func (d *Dev) Run(ctx context.Context) error {
 	d.mu.Lock()
-	if d.closed {
-		d.mu.Unlock()
-		return ErrClosed
-	}
-	if d.running {
-		d.mu.Unlock()
-		return errors.New("nfc: Run called twice")
-	}
-	d.running = true
-	ctx, cancel := context.WithCancel(ctx)
-	d.stop = cancel
+	ctx, cancel, err := d.life.Start(ctx)
 	d.mu.Unlock()
-	defer close(d.runDone)
+	if err != nil {
+		return err
+	}
+	defer d.life.RunDone()
 
 	loopDone := make(chan struct{})
 	var wg sync.WaitGroup
@@ -133,28 +121,20 @@ func (d *Dev) Run(ctx context.Context) error {
 
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if d.closed {
-		return ErrClosed
-	}
-	return ctx.Err()
+	return d.life.Result(ctx)
 }
 
 // Close stops Run and waits for it, ends any window and unblocks Scan. It is
 // safe to call twice.
 func (d *Dev) Close() error {
 	d.mu.Lock()
-	if d.closed {
-		d.mu.Unlock()
-		return nil
+	wait := d.life.Close()
+	if wait != nil {
+		d.endWindowLocked()
 	}
-	d.closed = true
-	close(d.closing)
-	d.endWindowLocked()
-	stop, running := d.stop, d.running
 	d.mu.Unlock()
-	if running {
-		stop()
-		<-d.runDone
+	if wait != nil {
+		wait()
 	}
 	return nil
 }
@@ -173,7 +153,7 @@ func (d *Dev) arm(window time.Duration) (<-chan struct{}, error) {
 		return nil, fmt.Errorf("nfc: armed window must be between 0 and %v, got %v", MaxWindow, window)
 	}
 	d.mu.Lock()
-	if d.closed {
+	if d.life.Closed() {
 		d.mu.Unlock()
 		return nil, ErrClosed
 	}
@@ -261,7 +241,7 @@ func (d *Dev) ScanWith(ctx context.Context, window time.Duration, o *ScanOptions
 			default:
 			}
 			select {
-			case <-d.closing:
+			case <-d.life.Closing():
 				return Scan{}, ErrClosed
 			default:
 				return Scan{}, ErrNoTag

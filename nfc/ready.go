@@ -23,7 +23,7 @@ func (d *Dev) WaitReader(ctx context.Context) Status {
 		case <-found:
 		case <-ctx.Done():
 			return d.Status()
-		case <-d.closing:
+		case <-d.life.Closing():
 			return d.Status()
 		}
 	}

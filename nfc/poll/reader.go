@@ -75,17 +75,13 @@ type Reader struct {
 	log   *slog.Logger
 	clock nfc.Clock
 
-	wake    chan struct{} // cap 1: a window opened
-	closing chan struct{}
-	runDone chan struct{}
+	wake chan struct{} // cap 1: a window opened
 
-	mu      sync.Mutex
-	closed  bool
-	running bool
-	stop    context.CancelFunc
-	status  nfc.Status
-	win     *window       // the armed window, nil if none
-	found   chan struct{} // closed when the status leaves StateNoReader
+	mu     sync.Mutex
+	life   nfc.Lifecycle
+	status nfc.Status
+	win    *window       // the armed window, nil if none
+	found  chan struct{} // closed when the status leaves StateNoReader
 }
 
 // window is one armed window, owned by the Scan that opened it.
@@ -110,7 +106,7 @@ func New(o *Options) (*Reader, error) {
 		return nil, errors.New("nfc/poll: negative interval, exchange timeout or backoff")
 	}
 	r := &Reader{opts: *o, log: o.Logger, clock: o.Clock, wake: make(chan struct{}, 1),
-		closing: make(chan struct{}), runDone: make(chan struct{})}
+		life: nfc.NewLifecycle("nfc/poll")}
 	if r.log == nil {
 		r.log = slog.New(slog.DiscardHandler)
 	}
@@ -140,42 +136,27 @@ func New(o *Options) (*Reader, error) {
 // reopened with bounded backoff. Call it once.
 func (r *Reader) Run(ctx context.Context) error {
 	r.mu.Lock()
-	switch {
-	case r.closed:
-		r.mu.Unlock()
-		return nfc.ErrClosed
-	case r.running:
-		r.mu.Unlock()
-		return errors.New("nfc/poll: Run called twice")
-	}
-	r.running = true
-	ctx, r.stop = context.WithCancel(ctx)
+	ctx, cancel, err := r.life.Start(ctx)
 	r.mu.Unlock()
-	defer close(r.runDone)
+	if err != nil {
+		return err
+	}
+	defer r.life.RunDone()
+	defer cancel()
 	r.loop(ctx)
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.closed {
-		return nfc.ErrClosed
-	}
-	return ctx.Err()
+	return r.life.Result(ctx)
 }
 
 // Close stops Run and waits for it (the chip is closed by then), and ends
 // a waiting Scan with nfc.ErrClosed. Safe to call twice.
 func (r *Reader) Close() error {
 	r.mu.Lock()
-	if r.closed {
-		r.mu.Unlock()
-		return nil
-	}
-	r.closed = true
-	close(r.closing)
-	stop, running := r.stop, r.running
+	wait := r.life.Close()
 	r.mu.Unlock()
-	if running {
-		stop()
-		<-r.runDone
+	if wait != nil {
+		wait()
 	}
 	return nil
 }
@@ -203,7 +184,7 @@ func (r *Reader) WaitReader(ctx context.Context) nfc.Status {
 	select {
 	case <-found:
 	case <-ctx.Done():
-	case <-r.closing:
+	case <-r.life.Closing():
 	}
 	return r.Status()
 }
@@ -225,7 +206,7 @@ func (r *Reader) ScanWith(ctx context.Context, d time.Duration, o *nfc.ScanOptio
 	}
 	w := &window{at: r.clock.Now(), results: make(chan nfc.Scan, 1), unread: make(chan error, 4)}
 	r.mu.Lock()
-	if r.closed {
+	if r.life.Closed() {
 		r.mu.Unlock()
 		return nfc.Scan{}, nfc.ErrClosed
 	}
@@ -244,7 +225,7 @@ func (r *Reader) ScanWith(ctx context.Context, d time.Duration, o *nfc.ScanOptio
 		r.mu.Unlock()
 		r.setState(nfc.StateReady)
 	}()
-	return nfc.WaitWindow(ctx, r.clock, d, w.results, w.unread, r.closing, o)
+	return nfc.WaitWindow(ctx, r.clock, d, w.results, w.unread, r.life.Closing(), o)
 }
 
 // armed returns the open window, nil if none.
