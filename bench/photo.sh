@@ -10,8 +10,9 @@
 #                binary search for the highest quality within 61,440 bytes
 # and prints per image and tool: bytes, dimensions, PSNR (compare), SSIM
 # (photobench ssim: luma, 11-tap Gaussian) and butteraugli (lower is
-# better), all against the source scaled to fit 1,024 px with ImageMagick's
-# Lanczos (an output smaller than that is scaled back up first), CPU seconds
+# better; given 8-bit copies with rounded samples, see metrics), all
+# against the source scaled to fit 1,024 px with ImageMagick's Lanczos
+# (an output smaller than that is scaled back up first), CPU seconds
 # (user + system from rusage, all threads, the least of REPS runs, the tools
 # of an image taking turns run by run) and peak RSS. CPU, not wall time: the
 # machine may be shared.
@@ -106,19 +107,26 @@ vips() {
 }
 
 # metrics REF OUT: "PSNR SSIM butteraugli" of OUT against REF, OUT scaled
-# to REF's size first if needed.
+# to REF's size first if needed. butteraugli gets 8-bit copies with rounded
+# samples (REF.r8.png, made beside REF): it truncates 16-bit PNG samples to
+# their high byte, a bias of half a step that moved scores by up to 0.66
+# (photobench round8 says more).
 metrics() {
-	local ref=$1 out=$2 rd od p s b
+	local ref=$1 out=$2 rd od p s b bout
 	rd=$(identify -format '%wx%h' "$ref")
 	od=$(identify -format '%wx%h' "$out")
+	bout=$out
 	if [ "$rd" != "$od" ]; then
 		convert "$out" -resize "$rd!" -depth 16 "$out.scaled.png"
 		out="$out.scaled.png"
+		"$work/photobench" round8 "$out" "$out.r8.png"
+		bout="$out.r8.png"
 	fi
+	[ -e "${ref%.png}.r8.png" ] || "$work/photobench" round8 "$ref" "${ref%.png}.r8.png"
 	# compare exits 1 whenever the images differ at all.
 	p=$({ compare -metric PSNR "$ref" "$out" null: 2>&1 || true; } | awk '{ print $1 }')
 	s=$("$work/photobench" ssim "$ref" "$out")
-	b=$(butteraugli "$ref" "$out" | tail -1)
+	b=$(butteraugli "${ref%.png}.r8.png" "$bout" | tail -1)
 	echo "$p $s $b"
 }
 
@@ -141,6 +149,7 @@ for img in "${images[@]}"; do
 	[[ $img == *.y4m ]] && vin=${img%.y4m}.ppm
 	# shellcheck disable=SC2046
 	convert $(imin "$img") -auto-orient -resize '1024x1024>' -depth 16 "$work/$name.ref.png"
+	rm -f "$work/$name.ref.r8.png"
 
 	ours="$work/$name.acbridge.jpg"
 	magick="$work/$name.magick.jpg"

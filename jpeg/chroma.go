@@ -32,7 +32,7 @@ func withChroma(f, small *frame, orientation int, s sampling) *frame {
 	out := newEncodeFrame(small.w, small.h, small.n, s)
 	out.p[0] = small.p[0]
 	for c := 1; c < 3; c++ {
-		resizeInto(&out.p[c], f.p[c])
+		resizeChroma(&out.p[c], f.p[c], f.p[0])
 	}
 	out.replicateEdges()
 	return out

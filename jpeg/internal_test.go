@@ -130,7 +130,7 @@ func TestResizeKeepsFlatAndLevels(t *testing.T) {
 	if out.pix[0] > 3 || out.pix[299] < 252 {
 		t.Errorf("ramp ends %d..%d", out.pix[0], out.pix[299])
 	}
-	for _, k := range []kernel{makeKernel(1000, 333), makeKernel(10, 1000), makeKernel(3, 1)} {
+	for _, k := range []kernel{makeKernel(1000, 333, 0), makeKernel(10, 1000, 0), makeKernel(3, 1, 0)} {
 		for i := range k.start {
 			var sum int32
 			for _, w := range k.w[i*k.n : (i+1)*k.n] {

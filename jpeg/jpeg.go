@@ -220,8 +220,9 @@ func resample(f *frame, w, h, orientation int, s sampling) *frame {
 	}
 	if orientation <= 1 {
 		out := newEncodeFrame(w, h, f.n, s)
-		for c := 0; c < f.n; c++ {
-			resizeInto(&out.p[c], f.p[c])
+		resizeInto(&out.p[0], f.p[0])
+		for c := 1; c < f.n; c++ {
+			resizeChroma(&out.p[c], f.p[c], f.p[0])
 		}
 		out.replicateEdges()
 		return out
@@ -234,7 +235,7 @@ func resample(f *frame, w, h, orientation int, s sampling) *frame {
 		if transposes(orientation) {
 			cw, ch = ch, cw
 		}
-		tmp.p[c] = resizePlane(f.p[c], cw, ch)
+		tmp.p[c] = resizeChromaPlane(f.p[c], f.p[0], cw, ch)
 	}
 	for c := 0; c < f.n; c++ {
 		orientInto(&out.p[c], tmp.p[c], orientation)

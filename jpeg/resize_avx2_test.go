@@ -47,8 +47,8 @@ func TestResizeAVX2MatchesPortable(t *testing.T) {
 		stride := s.dw + rng.IntN(2)*5
 		want := plane{w: s.dw, h: s.dh, stride: stride, pix: make([]byte, stride*s.dh)}
 		got := plane{w: s.dw, h: s.dh, stride: stride, pix: make([]byte, stride*s.dh)}
-		resizeIntoWith(&want, src, loopsPortable)
-		resizeIntoWith(&got, src, loopsAVX2)
+		resizeIntoWith(&want, src, halved{}, loopsPortable)
+		resizeIntoWith(&got, src, halved{}, loopsAVX2)
 		if i := firstDiff(want.pix, got.pix); i >= 0 {
 			t.Errorf("%dx%d -> %dx%d: AVX2 byte %d (x %d, y %d) is %d, portable %d",
 				s.sw, s.sh, s.dw, s.dh, i, i%stride, i/stride, got.pix[i], want.pix[i])

@@ -6,6 +6,7 @@
 //	photobench time RESULT -- CMD ARGS...   (writes "cpu_seconds peak_rss_kib")
 //	photobench ssim REF OUT                 (prints the luma SSIM)
 //	photobench encode IN OUT                (jpeg.EncodeFile alone: the encoder without acbridge's start-up)
+//	photobench round8 IN OUT.png            (8-bit copy, samples rounded, for butteraugli)
 package main
 
 import (
@@ -25,7 +26,7 @@ import (
 
 func main() {
 	if len(os.Args) < 2 {
-		fmt.Fprintln(os.Stderr, "usage: photobench gen|check|time|ssim|encode ...")
+		fmt.Fprintln(os.Stderr, "usage: photobench gen|check|time|ssim|encode|round8 ...")
 		os.Exit(2)
 	}
 	var err error
@@ -40,6 +41,8 @@ func main() {
 		err = ssimCmd(os.Args[2:])
 	case "encode":
 		err = encodeCmd(os.Args[2:])
+	case "round8":
+		err = round8Cmd(os.Args[2:])
 	default:
 		err = fmt.Errorf("unknown subcommand %q", os.Args[1])
 	}
