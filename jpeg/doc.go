@@ -6,7 +6,8 @@
 // the receiver rules shared with package protocol.
 //
 // Encoding favours quality per byte: Lanczos-3 downscaling per Y'CbCr
-// plane, quantization tables halfway between Annex K and flat, optimized
+// plane (a 4:2:2 source's chroma as decoders show it, libjpeg's fancy
+// upsampling folded into the weights: resize.go), quantization tables halfway between Annex K and flat, optimized
 // Huffman tables, 4:2:0 chroma (a source's 4:2:2 kept only where the
 // budget affords quality 85 or more: chroma.go), and a search over a
 // continuous quantization scale that stops within 4% under the budget
