@@ -108,7 +108,7 @@ vips() {
 
 # metrics REF OUT: "PSNR SSIM butteraugli" of OUT against REF, OUT scaled
 # to REF's size first if needed. butteraugli gets 8-bit copies with rounded
-# samples (REF.r8.png, made beside REF): it truncates 16-bit PNG samples to
+# samples (REF's is REF minus .png plus .r8.png): it truncates 16-bit PNG samples to
 # their high byte, a bias of half a step that moved scores by up to 0.66
 # (photobench round8 says more).
 metrics() {
@@ -122,7 +122,6 @@ metrics() {
 		"$work/photobench" round8 "$out" "$out.r8.png"
 		bout="$out.r8.png"
 	fi
-	[ -e "${ref%.png}.r8.png" ] || "$work/photobench" round8 "$ref" "${ref%.png}.r8.png"
 	# compare exits 1 whenever the images differ at all.
 	p=$({ compare -metric PSNR "$ref" "$out" null: 2>&1 || true; } | awk '{ print $1 }')
 	s=$("$work/photobench" ssim "$ref" "$out")
@@ -149,7 +148,7 @@ for img in "${images[@]}"; do
 	[[ $img == *.y4m ]] && vin=${img%.y4m}.ppm
 	# shellcheck disable=SC2046
 	convert $(imin "$img") -auto-orient -resize '1024x1024>' -depth 16 "$work/$name.ref.png"
-	rm -f "$work/$name.ref.r8.png"
+	"$work/photobench" round8 "$work/$name.ref.png" "$work/$name.ref.r8.png"
 
 	ours="$work/$name.acbridge.jpg"
 	magick="$work/$name.magick.jpg"

@@ -189,7 +189,7 @@ func (f *frame) toImage() image.Image {
 	out := image.NewYCbCr(image.Rect(0, 0, f.w, f.h), image.YCbCrSubsampleRatio444)
 	copyPlane(out.Y, out.YStride, f.p[0], f.w, f.h)
 	for c := 1; c < 3; c++ {
-		full := resizeChromaPlane(f.p[c], f.p[0], f.w, f.h)
+		full := resizePlane(f.p[c], f.w, f.h, halvedOf(f.p[c], f.p[0]))
 		dst := out.Cb
 		if c == 2 {
 			dst = out.Cr

@@ -55,7 +55,7 @@ func TestDecodeScales(t *testing.T) {
 				t.Fatalf("%s k=%d: %dx%d, want %dx%d", name, k, exact.w, exact.h, w, h)
 			}
 			// The k/8 decode must look like the full decode scaled down.
-			ref := resizePlane(full.p[0], exact.w, exact.h)
+			ref := resizePlane(full.p[0], exact.w, exact.h, halved{})
 			if q := psnrPlane(ref, exact.p[0]); q < 30 {
 				t.Errorf("%s k=%d: scaled decode is %.1f dB from the downscaled full decode", name, k, q)
 			}
@@ -107,7 +107,7 @@ func TestResizeKeepsFlatAndLevels(t *testing.T) {
 		for i := range src.pix {
 			src.pix[i] = 173
 		}
-		out := resizePlane(src, dims[2], dims[3])
+		out := resizePlane(src, dims[2], dims[3], halved{})
 		for i, v := range out.pix {
 			if v != 173 {
 				t.Fatalf("%v: flat plane changed to %d at %d", dims, v, i)
@@ -121,7 +121,7 @@ func TestResizeKeepsFlatAndLevels(t *testing.T) {
 			src.pix[y*2000+x] = byte(x * 255 / 1999)
 		}
 	}
-	out := resizePlane(src, 300, 4)
+	out := resizePlane(src, 300, 4, halved{})
 	for x := 1; x < 300; x++ {
 		if out.pix[x] < out.pix[x-1] {
 			t.Fatalf("ramp not monotone at %d", x)

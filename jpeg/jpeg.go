@@ -229,13 +229,13 @@ func resample(f *frame, w, h, orientation int, s sampling) *frame {
 	}
 	out := newEncodeFrame(w, h, f.n, s)
 	tmp := &frame{n: f.n, w: sw, h: sh}
-	tmp.p[0] = resizePlane(f.p[0], sw, sh)
+	tmp.p[0] = resizePlane(f.p[0], sw, sh, halved{})
 	for c := 1; c < f.n; c++ {
 		cw, ch := out.p[c].w, out.p[c].h
 		if transposes(orientation) {
 			cw, ch = ch, cw
 		}
-		tmp.p[c] = resizeChromaPlane(f.p[c], f.p[0], cw, ch)
+		tmp.p[c] = resizePlane(f.p[c], cw, ch, halvedOf(f.p[c], f.p[0]))
 	}
 	for c := 0; c < f.n; c++ {
 		orientInto(&out.p[c], tmp.p[c], orientation)

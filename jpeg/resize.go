@@ -167,17 +167,11 @@ func makeKernel(src, dst, full int) kernel {
 	return k
 }
 
-// resizePlane returns src resampled to w x h in a new unpadded plane.
-func resizePlane(src plane, w, h int) plane {
+// resizePlane returns src, stored halved along hv's axes (halvedOf; zero
+// for luma), resampled to w x h in a new unpadded plane.
+func resizePlane(src plane, w, h int, hv halved) plane {
 	dst := plane{w: w, h: h, stride: w, pix: make([]byte, w*h)}
-	resizeInto(&dst, src)
-	return dst
-}
-
-// resizeChromaPlane is resizePlane for a chroma plane (resizeChroma).
-func resizeChromaPlane(src, luma plane, w, h int) plane {
-	dst := plane{w: w, h: h, stride: w, pix: make([]byte, w*h)}
-	resizeChroma(&dst, src, luma)
+	resizeIntoWith(&dst, src, hv, loopsBest)
 	return dst
 }
 

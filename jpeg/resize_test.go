@@ -20,7 +20,7 @@ func TestResizeTwoPassPrecision(t *testing.T) {
 			src.pix[y*sw+x] = uint8(min(max(math.Round(v), 0), 255))
 		}
 	}
-	out := resizePlane(src, dw, dh)
+	out := resizePlane(src, dw, dh, halved{})
 	kv, kh := makeKernel(sh, dh, 0), makeKernel(sw, dw, 0)
 	tmp := make([]float64, sw*dh)
 	for y := 0; y < dh; y++ {
@@ -83,8 +83,7 @@ func TestResizeHalvedChromaIsFancyUpsampling(t *testing.T) {
 		if c.halvH {
 			hv.h = c.lh
 		}
-		got := plane{w: c.dw, h: c.dh, stride: c.dw, pix: make([]byte, c.dw*c.dh)}
-		resizeIntoWith(&got, src, hv, loopsBest)
+		got := resizePlane(src, c.dw, c.dh, hv)
 
 		// Reference: fancy upsampling in float64, then the plain kernels.
 		fw, fh := c.cw, c.ch
@@ -95,7 +94,7 @@ func TestResizeHalvedChromaIsFancyUpsampling(t *testing.T) {
 			fh = c.lh
 		}
 		at := func(x, y int) float64 { return float64(src.pix[y*c.cw+x]) }
-		up := func(i, n, full int, halv bool) (near, far int, wn float64) {
+		up := func(i, n int, halv bool) (near, far int, wn float64) {
 			if !halv {
 				return i, i, 1
 			}
@@ -107,9 +106,9 @@ func TestResizeHalvedChromaIsFancyUpsampling(t *testing.T) {
 		}
 		full := make([]float64, fw*fh)
 		for y := 0; y < fh; y++ {
-			yn, yf, wy := up(y, c.ch, c.lh, c.halvH)
+			yn, yf, wy := up(y, c.ch, c.halvH)
 			for x := 0; x < fw; x++ {
-				xn, xf, wx := up(x, c.cw, c.lw, c.halvW)
+				xn, xf, wx := up(x, c.cw, c.halvW)
 				full[y*fw+x] = wy*(wx*at(xn, yn)+(1-wx)*at(xf, yn)) + (1-wy)*(wx*at(xn, yf)+(1-wx)*at(xf, yf))
 			}
 		}
@@ -124,7 +123,7 @@ func TestResizeHalvedChromaIsFancyUpsampling(t *testing.T) {
 				tmp[y*fw+x] = min(max(s, 0), 255) // as the 16-bit intermediate
 			}
 		}
-		old := resizePlane(src, c.dw, c.dh)
+		old := resizePlane(src, c.dw, c.dh, halved{})
 		var sq, sqOld, worst float64
 		for y := 0; y < c.dh; y++ {
 			for x := 0; x < c.dw; x++ {

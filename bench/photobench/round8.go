@@ -19,14 +19,9 @@ func round8Cmd(args []string) error {
 	if len(args) != 2 {
 		return fmt.Errorf("usage: photobench round8 IN OUT.png")
 	}
-	in, err := os.Open(args[0])
+	src, err := decodeFile(args[0])
 	if err != nil {
 		return err
-	}
-	defer in.Close()
-	src, _, err := image.Decode(in)
-	if err != nil {
-		return fmt.Errorf("%s: %w", args[0], err)
 	}
 	b := src.Bounds()
 	dst := image.NewRGBA(image.Rect(0, 0, b.Dx(), b.Dy()))

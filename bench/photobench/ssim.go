@@ -39,14 +39,9 @@ type lumaPlane struct {
 }
 
 func lumaOf(path string) (lumaPlane, error) {
-	f, err := os.Open(path)
+	img, err := decodeFile(path)
 	if err != nil {
 		return lumaPlane{}, err
-	}
-	defer f.Close()
-	img, _, err := image.Decode(f)
-	if err != nil {
-		return lumaPlane{}, fmt.Errorf("%s: %w", path, err)
 	}
 	r := img.Bounds()
 	p := lumaPlane{w: r.Dx(), h: r.Dy(), v: make([]float64, r.Dx()*r.Dy())}
@@ -115,4 +110,18 @@ func ssim(a, b lumaPlane) float64 {
 		total += (2*mx[i]*my[i] + c1) * (2*cxy + c2) / ((mx[i]*mx[i] + my[i]*my[i] + c1) * (vx + vy + c2))
 	}
 	return total / float64(w*h)
+}
+
+// decodeFile decodes the PNG or JPEG at path.
+func decodeFile(path string) (image.Image, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	img, _, err := image.Decode(f)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return img, nil
 }
