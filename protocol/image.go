@@ -81,6 +81,16 @@ func verifyImage(img *Image, fullDecode bool) ([]byte, error) {
 	return data, nil
 }
 
+// base64Alphabet marks the 64 symbols of the standard alphabet: a table,
+// because the chain of range tests was ~1% of `acbridge photo`'s CPU time
+// on an 80 KB image (bench/photo.sh).
+var base64Alphabet = func() (t [256]bool) {
+	for _, c := range "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/" {
+		t[c] = true
+	}
+	return t
+}()
+
 // decodeStrictBase64 accepts only the standard alphabet with canonical
 // padding. encoding/base64 silently skips \r and \n even in Strict mode, so
 // the alphabet is checked first.
@@ -89,10 +99,7 @@ func decodeStrictBase64(s string) ([]byte, error) {
 		return nil, newError(CodeImageBase64, "dataBase64 is not padded standard base64")
 	}
 	for i := 0; i < len(s); i++ {
-		c := s[i]
-		ok := c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '+' || c == '/' ||
-			c == '=' && i >= len(s)-2
-		if !ok {
+		if c := s[i]; !base64Alphabet[c] && (c != '=' || i < len(s)-2) {
 			return nil, newError(CodeImageBase64, "dataBase64 has a character outside the standard base64 alphabet at offset %d", i)
 		}
 	}
