@@ -125,6 +125,7 @@ type Bridge struct {
 	voiceIn *heardSink // the Speaker, noting the agent's voice; nil without one
 	micMu   sync.Mutex
 	micDev  *audio.Mic // see mic
+	limits  *limits
 }
 
 // New returns a Bridge; Run starts it.
@@ -173,7 +174,7 @@ func New(o Options) *Bridge {
 	}
 	led := &listenLED{Indicator: o.LED}
 	o.LED = led
-	b := &Bridge{o: o, log: o.Logger, audit: o.Audit, presses: make(chan button.Event, 16), led: led}
+	b := &Bridge{o: o, log: o.Logger, audit: o.Audit, presses: make(chan button.Event, 16), led: led, limits: newLimits()}
 	if o.Speaker != nil {
 		b.voiceIn = &heardSink{Sink: o.Speaker, now: o.Now}
 	}

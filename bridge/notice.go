@@ -14,7 +14,12 @@ import (
 func (b *Bridge) printAndDisplay(n notice.Notice) {
 	n = cleaned(n)
 	if line := n.Line(); line != "" {
-		fmt.Fprintln(b.o.Out, line)
+		if before, ok := b.limits.print(b.o.Now(), n.Kind, line); ok {
+			if before != "" {
+				fmt.Fprintln(b.o.Out, before)
+			}
+			fmt.Fprintln(b.o.Out, line)
+		}
 	}
 	b.displayOnly(n)
 }
@@ -38,11 +43,19 @@ func (b *Bridge) displayOnly(n notice.Notice) {
 	}
 }
 
-// speak says text aloud, if local TTS is configured, cleaned like shown text.
-func (b *Bridge) speak(text string) {
-	if b.o.Speak != nil && text != "" {
-		b.o.Speak(notice.Clean(text))
+// speak says text aloud, if local TTS is configured, cleaned like shown
+// text. Past the speech budget nothing is said and the session is to end
+// (the conv's fail).
+func (b *Bridge) speak(text string) error {
+	if b.o.Speak == nil || text == "" {
+		return nil
 	}
+	text = notice.Clean(text)
+	if !b.limits.speak(b.o.Now(), text) {
+		return errSpeechBudget
+	}
+	b.o.Speak(text)
+	return nil
 }
 
 func cleaned(n notice.Notice) notice.Notice {

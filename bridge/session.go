@@ -39,6 +39,9 @@ type conv struct {
 	disarmed    bool
 	run         runState // the agent's current run
 	watch       runWatch
+	// failed, once set, ends the session after the event being handled:
+	// the agent went past one of the bridge's own budgets.
+	failed error
 }
 
 // errHardwareChanged ends a session whose offered modalities no longer match
@@ -119,6 +122,13 @@ func (c *conv) loop(ctx context.Context) error {
 			c.watch.alive(c.b.o.Now())
 			c.voiceActivity()
 			c.event(ctx, env)
+			if c.failed != nil {
+				c.b.log.Warn("agent session ended: the agent went past a budget", "code", protocol.Codes(c.failed))
+				ectx, cancel := context.WithTimeout(context.Background(), time.Second)
+				c.s.Fail(ectx, c.failed)
+				cancel()
+				return c.failed
+			}
 		case <-c.voiceTick():
 			c.idleCheck(ctx)
 		case ev := <-c.b.presses:
@@ -157,7 +167,7 @@ func (c *conv) event(ctx context.Context, env protocol.Envelope) {
 		b.printAndDisplay(notice.Notice{Kind: notice.AgentText, Text: e.Text})
 	case protocol.EventSpeechSegment:
 		if c.speakText {
-			b.speak(e.Text)
+			c.speak(e.Text)
 			c.run.spoke = true
 		}
 	case protocol.EventRunCompleted:
@@ -168,7 +178,7 @@ func (c *conv) event(ctx context.Context, env protocol.Envelope) {
 		b.printAndDisplay(notice.Notice{Kind: notice.Prompt, Text: e.Prompt, Control: controlFor(mod)})
 		b.log.Info("agent requests a collection", "kind", e.Kind, "interactionId", e.InteractionID)
 		b.o.LED.Set(button.LightBlink)
-		b.speak(e.SpokenPrompt)
+		c.speak(e.SpokenPrompt)
 	case protocol.EventInteractionResolved:
 		b.log.Info("agent request resolved", "interactionId", e.InteractionID, "outcome", e.Outcome)
 		if e.Outcome == protocol.OutcomeCancelled {
@@ -183,6 +193,14 @@ func (c *conv) event(ctx context.Context, env protocol.Envelope) {
 		b.o.Metrics.failure(e.Code)
 		b.log.Warn("agent reported a failure", "code", e.Code)
 		b.printAndDisplay(notice.Notice{Kind: notice.Failure, Text: e.Message, Code: e.Code})
+	}
+}
+
+// speak says text through the bridge's speech budget; past it, the session
+// is to end.
+func (c *conv) speak(text string) {
+	if err := c.b.speak(text); err != nil && c.failed == nil {
+		c.failed = err
 	}
 }
 

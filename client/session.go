@@ -50,6 +50,10 @@ type Session struct {
 
 	budget    budget // the read loop's
 	lastFrame int    // size of the envelope recv returned last
+	// lastUnsolicited: the envelope recv returned last started a run that
+	// nothing asked for.
+	lastUnsolicited bool
+	now             func() time.Time
 
 	closeOnce sync.Once
 }
@@ -74,7 +78,7 @@ func Start(ctx context.Context, t Transport, card *protocol.Card, opts *Options)
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
 	s := &Session{t: t, log: o.Logger, events: make(chan protocol.Envelope, 64), done: make(chan struct{}),
-		st: protocol.NewSession(protocol.ConfigFromCard(card))}
+		st: protocol.NewSession(protocol.ConfigFromCard(card)), now: time.Now}
 	if !card.PhysicalAllowed() {
 		// A card built or persisted outside ParseCard may name a profile
 		// that cannot carry physical inputs: offer none (and ConfigFromCard
@@ -136,6 +140,7 @@ func (s *Session) recv(ctx context.Context) (*protocol.Envelope, error) {
 	if err := s.st.Server(env); err != nil {
 		return nil, err
 	}
+	s.lastUnsolicited = env.Event.Type == protocol.EventRunStarted && s.st.RunUnsolicited()
 	return env, nil
 }
 
@@ -149,7 +154,11 @@ func (s *Session) readLoop(ctx context.Context) {
 		if err != nil {
 			return
 		}
-		if err = s.overBudget(s.budget.count(env.Event.Type, s.lastFrame)); err != nil {
+		if s.lastUnsolicited && s.unsolicitedSeen() == 1 {
+			// Once a session: the budget says when it is too many.
+			s.log.Info("the agent started a run no turn asked for; a few are tolerated", "allowed", s.budget.max.Unsolicited)
+		}
+		if err = s.overBudget(s.budget.count(s.now(), env.Event.Type, s.lastFrame, s.lastUnsolicited)); err != nil {
 			return
 		}
 		if !knownEvent(env.Event.Type) {
@@ -162,6 +171,20 @@ func (s *Session) readLoop(ctx context.Context) {
 			return
 		}
 	}
+}
+
+func (s *Session) unsolicitedSeen() int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.st.UnsolicitedRuns()
+}
+
+// listening tells the session state that the microphone is open outside
+// explicit audio turns (see protocol.Session.Listening).
+func (s *Session) listening(open bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.st.Listening(open)
 }
 
 func knownEvent(t string) bool {
@@ -223,6 +246,24 @@ func (s *Session) Close() error {
 	s.wg.Wait()
 	s.finish(ErrClosed)
 	return nil
+}
+
+// Fail ends the session because of cause, a bound its owner applies (a
+// *protocol.Error names it): session.end is sent, the transport closed
+// naming cause, and Err reports cause.
+func (s *Session) Fail(ctx context.Context, cause error) {
+	_ = s.send(ctx, &protocol.ClientMessage{Type: protocol.TypeSessionEnd})
+	s.mu.Lock()
+	if s.err == nil {
+		s.err = cause
+	}
+	s.mu.Unlock()
+	s.t.Close(cause)
+	if s.cancel != nil {
+		s.cancel()
+	}
+	s.wg.Wait()
+	s.finish(cause)
 }
 
 // End sends session.end and closes.

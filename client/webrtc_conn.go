@@ -58,12 +58,21 @@ type WebRTCTransport struct {
 	remoteSeen bool // the agent's track arrived
 
 	closeOnce sync.Once
-	stats     struct {
+	// brief: Close was given a protocol error; see faultCloseTimeout.
+	brief atomic.Bool
+	stats struct {
 		sent, received, lost, decodeErrors, played atomic.Int64
 	}
 }
 
 var _ Transport = (*WebRTCTransport)(nil)
+
+// faultCloseTimeout bounds the close of a connection whose agent broke the
+// contract or a budget: long enough for session.end to be acknowledged
+// across a slow network, but an agent that floods queues its own channel
+// close behind the flood, and waiting for it the full CloseTimeout would
+// only let it keep the kiosk busy reading.
+const faultCloseTimeout = 250 * time.Millisecond
 
 // newWebRTCTransport creates the peer connection with the profile's track
 // and channel and registers every callback.
@@ -310,6 +319,7 @@ func (t *WebRTCTransport) Close(cause error) error {
 	t.closeOnce.Do(func() {
 		if codes := protocol.Codes(cause); len(codes) > 0 {
 			t.log.Info("client: closing the WebRTC transport after a protocol error", "code", codes[0])
+			t.brief.Store(true)
 		}
 		t.end(errTransportClosed)
 		close(t.closing)
@@ -337,7 +347,11 @@ func (t *WebRTCTransport) teardown() {
 	t.mu.Unlock()
 	// A lost agent acknowledges nothing: only a reachable one is waited
 	// for, so that session.end, written last, reaches it.
-	t.peer.Shutdown(ch, !errors.Is(t.err(), ErrConnectionLost), rtcpeer.CloseTimeout)
+	timeout := rtcpeer.CloseTimeout
+	if t.brief.Load() {
+		timeout = faultCloseTimeout
+	}
+	t.peer.Shutdown(ch, !errors.Is(t.err(), ErrConnectionLost), timeout)
 	t.mu.Lock()
 	if !t.readerOn {
 		// Recv must not wait for a reader that never started.

@@ -126,6 +126,7 @@ var ErrExplicitTurnsNegotiated = errors.New("client: this session negotiated exp
 //
 // Methods are safe for concurrent use.
 type Engagement struct {
+	s *Session
 	t *WebRTCTransport
 
 	mu     sync.Mutex
@@ -142,7 +143,7 @@ func NewEngagement(s *Session, t *WebRTCTransport) (*Engagement, error) {
 	if t.mic == nil {
 		return nil, ErrNoMicrophone
 	}
-	return &Engagement{t: t}, nil
+	return &Engagement{s: s, t: t}, nil
 }
 
 // ErrEngaged is returned by Start while an engagement is open.
@@ -159,6 +160,8 @@ func (e *Engagement) Start(ctx context.Context) error {
 		return err
 	}
 	e.open, e.sentAt = true, e.t.stats.sent.Load()
+	// The agent answers what it hears: its runs are the person's.
+	e.s.listening(true)
 	return nil
 }
 
@@ -172,6 +175,7 @@ func (e *Engagement) Stop(ctx context.Context) (int64, error) {
 		return 0, nil
 	}
 	e.open = false
+	defer e.s.listening(false)
 	err := e.t.StopMic(ctx)
 	if err != nil {
 		_ = e.t.DiscardMic()
@@ -188,6 +192,7 @@ func (e *Engagement) Cancel() (int64, error) {
 		return 0, nil
 	}
 	e.open = false
+	e.s.listening(false)
 	err := e.t.DiscardMic()
 	return e.t.stats.sent.Load() - e.sentAt, err
 }

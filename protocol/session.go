@@ -48,6 +48,19 @@ type Interaction struct {
 //     modality, answered once with its id and modality, resolved once;
 //   - one open audio turn, only after explicit turns were negotiated.
 //
+// Where the contract sets no order, the state accepts: a request may come
+// outside a run and stay pending across runs, a run may complete while a
+// request is pending, and the answer to a pending request is accepted
+// whatever the run state.
+//
+// The server "responds to a processed turn with run.started": a run that no
+// turn, observation, committed audio turn or open microphone (Listening)
+// asked for is unsolicited. It is accepted — a greeting right after
+// session.established is not counted, and one run is allowed per
+// solicitation so an agent may answer in a run of its own after a request
+// resolved — but counted (UnsolicitedRuns), so that the owner can bound an
+// agent that talks to nobody.
+//
 // A rejected message returns an *Error and leaves the state unchanged.
 // Session is not safe for concurrent use; its owner serializes.
 type Session struct {
@@ -63,6 +76,13 @@ type Session struct {
 	runActive   bool
 	pending     *Interaction
 	audioTurn   int64
+
+	// solicited: the person asked for something since the last run began,
+	// so the next run is theirs. listening: the microphone is open outside
+	// explicit turns; every run then answers the person.
+	solicited, listening bool
+	unsolicited          int64
+	runUnsolicited       bool
 }
 
 // NewSession returns the state of a session not yet started.
@@ -93,6 +113,23 @@ func (s *Session) Busy() bool { return s.runActive || s.awaitingRun }
 
 // RunActive reports whether a run is active.
 func (s *Session) RunActive() bool { return s.runActive }
+
+// UnsolicitedRuns is how many runs started with nothing to answer.
+func (s *Session) UnsolicitedRuns() int64 { return s.unsolicited }
+
+// RunUnsolicited reports whether the active (or last) run was unsolicited.
+func (s *Session) RunUnsolicited() bool { return s.runUnsolicited }
+
+// Listening tells the state that the client's microphone is open without
+// explicit audio turns (an engagement): the person speaks with no turn
+// message, so the runs that answer them are solicited while it is open,
+// and one more after it closes.
+func (s *Session) Listening(open bool) {
+	if s.listening && !open {
+		s.solicited = true
+	}
+	s.listening = open
+}
 
 // AudioTurn is the open audio turn, or 0.
 func (s *Session) AudioTurn() int64 { return s.audioTurn }
@@ -128,7 +165,7 @@ func (s *Session) Client(m *ClientMessage) error {
 		if err := s.checkNewTurn(m.Turn); err != nil {
 			return err
 		}
-		s.lastTurn, s.awaitingRun = m.Turn, true
+		s.lastTurn, s.awaitingRun, s.solicited = m.Turn, true, true
 	case TypeUserObservation:
 		return s.observation(m)
 	case TypeAck:
@@ -156,7 +193,7 @@ func (s *Session) Client(m *ClientMessage) error {
 		}
 		s.audioTurn = 0
 		if m.Type == TypeAudioTurnCommit {
-			s.awaitingRun = true
+			s.awaitingRun, s.solicited = true, true
 		}
 	default:
 		return newError(CodeMessageSchema, "unknown client message type %s", quoteBounded(m.Type, 32))
@@ -188,7 +225,7 @@ func (s *Session) observation(m *ClientMessage) error {
 		if err := s.checkNewTurn(m.Turn); err != nil {
 			return err
 		}
-		s.lastTurn, s.awaitingRun = m.Turn, true
+		s.lastTurn, s.awaitingRun, s.solicited = m.Turn, true, true
 		return nil
 	}
 	p := s.pending
@@ -201,7 +238,9 @@ func (s *Session) observation(m *ClientMessage) error {
 	if m.Turn <= s.lastTurn {
 		return newError(CodeTurnOrder, "turn %d is not greater than the last turn %d", m.Turn, s.lastTurn)
 	}
-	s.lastTurn, p.Answered = m.Turn, true
+	// The agent may answer within the run that asked, or in a new run:
+	// either is the person's.
+	s.lastTurn, p.Answered, s.solicited = m.Turn, true, true
 	return nil
 }
 
@@ -233,12 +272,17 @@ func (s *Session) Server(env *Envelope) error {
 		if e.Resumed {
 			return newError(CodeSessionResumed, "session.established says resumed, but this client never asks to resume")
 		}
-		s.established = true
+		// A greeting run needs no turn.
+		s.established, s.solicited = true, true
 	case EventRunStarted:
 		if s.runActive {
 			return newError(CodeRunOrder, "run.started while a run is active")
 		}
-		s.runActive, s.awaitingRun = true, false
+		s.runUnsolicited = !s.awaitingRun && !s.solicited && !s.listening && s.audioTurn == 0
+		if s.runUnsolicited {
+			s.unsolicited++
+		}
+		s.runActive, s.awaitingRun, s.solicited = true, false, false
 	case EventTextDelta, EventSpeechSegment:
 		if !s.runActive {
 			return newError(CodeRunOrder, "%s outside a run", e.Type)
@@ -247,14 +291,11 @@ func (s *Session) Server(env *Envelope) error {
 		if !s.runActive {
 			return newError(CodeRunOrder, "run.completed without an active run")
 		}
-		if s.pending != nil {
-			return newError(CodeRunOrder, "run.completed while a request is pending; resolve it first")
-		}
+		// A request may stay pending across runs: the person answers it
+		// on a later turn.
 		s.runActive = false
 	case EventInteractionRequested:
-		if !s.runActive {
-			return newError(CodeRunOrder, "interaction.requested outside a run")
-		}
+		// Inside a run or not: the contract sets no run for a request.
 		if s.pending != nil {
 			return newError(CodeInteractionPending, "a request is already pending")
 		}

@@ -124,9 +124,6 @@ func TestSessionInteractions(t *testing.T) {
 	wantCode(t, s.Client(&ClientMessage{Type: TypeUserObservation, Turn: 2, InteractionID: "turn-1-nfc", Observation: photo}), CodeInteractionModality)
 	// Resolution before the answer is refused.
 	wantCode(t, s.Server(&Envelope{Sequence: s.LastSequence() + 1, Event: Event{Type: EventInteractionResolved, InteractionID: "turn-1-nfc", Outcome: OutcomeAnswered}}), CodeInteractionUnmatched)
-	// The run cannot complete with a pending request.
-	wantCode(t, s.Server(&Envelope{Sequence: s.LastSequence() + 1, Event: Event{Type: EventRunCompleted}}), CodeRunOrder)
-
 	if err := s.Client(&ClientMessage{Type: TypeUserObservation, Turn: 2, InteractionID: "turn-1-nfc", Observation: objectObs()}); err != nil {
 		t.Fatal(err)
 	}
@@ -146,6 +143,128 @@ func TestSessionInteractions(t *testing.T) {
 	}
 	server(t, s, Event{Type: EventInteractionResolved, InteractionID: "turn-3-nfc", Outcome: OutcomeCancelled}, Event{Type: EventRunCompleted})
 	wantCode(t, s.Client(&ClientMessage{Type: TypeUserObservation, Turn: 4, InteractionID: "turn-3-nfc", Observation: objectObs()}), CodeInteractionUnmatched)
+}
+
+// The contract sets no run for a request: one may come outside a run, stay
+// pending while runs complete and others start, and be answered whatever
+// the run state. One pending request and single consumption still hold.
+func TestSessionRequestAcrossRuns(t *testing.T) {
+	cfg := SessionConfig{Accepted: bothModalities, AgentRequests: bothModalities}
+	s := started(t, cfg, NFC, Photo)
+	// Outside any run, with nothing asked.
+	server(t, s, Event{Type: EventInteractionRequested, InteractionID: "r1", Kind: KindNFCScan})
+	if p, ok := s.Pending(); !ok || p.ID != "r1" || s.Busy() {
+		t.Fatalf("request outside a run: pending %v %v, busy %v", p, ok, s.Busy())
+	}
+	wantCode(t, s.Server(&Envelope{Sequence: s.LastSequence() + 1, Event: Event{Type: EventInteractionRequested, InteractionID: "r2", Kind: KindNFCScan}}), CodeInteractionPending)
+	// A turn, and its run completing over the pending request.
+	if err := s.Client(&ClientMessage{Type: TypeUserTurn, Turn: 1, Text: "what now?"}); err != nil {
+		t.Fatal(err)
+	}
+	server(t, s, Event{Type: EventRunStarted}, Event{Type: EventTextDelta, Text: "scan it"}, Event{Type: EventRunCompleted})
+	if _, ok := s.Pending(); !ok || s.Busy() {
+		t.Fatalf("after run.completed: pending %v, busy %v", ok, s.Busy())
+	}
+	// Answered with no run active; then the agent resolves it and answers
+	// in a run of its own, which the answer solicited.
+	if err := s.Client(&ClientMessage{Type: TypeUserObservation, Turn: 2, InteractionID: "r1", Observation: objectObs()}); err != nil {
+		t.Fatal(err)
+	}
+	server(t, s, Event{Type: EventInteractionResolved, InteractionID: "r1", Outcome: OutcomeAnswered},
+		Event{Type: EventRunStarted}, Event{Type: EventTextDelta, Text: "thanks"}, Event{Type: EventRunCompleted})
+	if n := s.UnsolicitedRuns(); n != 0 {
+		t.Errorf("%d unsolicited runs; the run answered the scan", n)
+	}
+	// Requested in a run, answered while a later turn's run is active.
+	if err := s.Client(&ClientMessage{Type: TypeUserTurn, Turn: 3, Text: "scan"}); err != nil {
+		t.Fatal(err)
+	}
+	server(t, s, Event{Type: EventRunStarted}, Event{Type: EventInteractionRequested, InteractionID: "r3", Kind: KindPhotoCapture}, Event{Type: EventRunCompleted})
+	if err := s.Client(&ClientMessage{Type: TypeUserTurn, Turn: 4, Text: "meanwhile"}); err != nil {
+		t.Fatal(err)
+	}
+	server(t, s, Event{Type: EventRunStarted})
+	photo := objectObs()
+	photo.Object, photo.Image = nil, imageOf(makeJPEG(t, 4, 4), 4, 4)
+	if err := s.Client(&ClientMessage{Type: TypeUserObservation, Turn: 5, InteractionID: "r3", Observation: photo}); err != nil {
+		t.Fatalf("answer during another run: %v", err)
+	}
+	wantCode(t, s.Client(&ClientMessage{Type: TypeUserObservation, Turn: 6, InteractionID: "r3", Observation: photo}), CodeInteractionUnmatched)
+	server(t, s, Event{Type: EventInteractionResolved, InteractionID: "r3", Outcome: OutcomeAnswered}, Event{Type: EventRunCompleted})
+	// What the contract does set still holds.
+	wantCode(t, s.Server(&Envelope{Sequence: s.LastSequence() + 1, Event: Event{Type: EventRunCompleted}}), CodeRunOrder)
+	wantCode(t, s.Server(&Envelope{Sequence: s.LastSequence() + 1, Event: Event{Type: EventTextDelta, Text: "x"}}), CodeRunOrder)
+	server(t, s, Event{Type: EventRunStarted})
+	wantCode(t, s.Server(&Envelope{Sequence: s.LastSequence() + 1, Event: Event{Type: EventRunStarted}}), CodeRunOrder)
+}
+
+// A run is the person's when a turn, an observation (new or answering), a
+// committed audio turn or an open microphone asked for it, or when it
+// greets right after session.established; any other is counted, not
+// refused.
+func TestSessionUnsolicitedRuns(t *testing.T) {
+	cfg := SessionConfig{Accepted: bothModalities, AgentRequests: bothModalities, ExplicitTurns: true}
+	s := NewSession(cfg)
+	caps := &ClientCapabilities{PhysicalObservations: &PhysicalCapabilities{Modalities: bothModalities}, AudioTurnControl: &AudioTurnControl{Mode: "explicit"}}
+	if err := s.Client(&ClientMessage{Type: TypeSessionStart, SessionID: "s", ClientCapabilities: caps}); err != nil {
+		t.Fatal(err)
+	}
+	run := []Event{{Type: EventRunStarted}, {Type: EventTextDelta, Text: "x"}, {Type: EventRunCompleted}}
+	want := func(n int64, unsolicited bool, what string) {
+		t.Helper()
+		if s.UnsolicitedRuns() != n || s.RunUnsolicited() != unsolicited {
+			t.Errorf("%s: %d unsolicited (last %v), want %d (%v)", what, s.UnsolicitedRuns(), s.RunUnsolicited(), n, unsolicited)
+		}
+	}
+	server(t, s, Event{Type: EventSessionEstablished})
+	server(t, s, run...)
+	want(0, false, "a greeting")
+	server(t, s, run...)
+	want(1, true, "a second run with no turn")
+	server(t, s, run...)
+	want(2, true, "a third")
+	if err := s.Client(&ClientMessage{Type: TypeUserTurn, Turn: 1, Text: "hi"}); err != nil {
+		t.Fatal(err)
+	}
+	server(t, s, run...)
+	want(2, false, "a turn's run")
+	server(t, s, run...)
+	want(3, true, "a second run for one turn")
+	if err := s.Client(&ClientMessage{Type: TypeUserObservation, Turn: 2, Observation: objectObs()}); err != nil {
+		t.Fatal(err)
+	}
+	server(t, s, run...)
+	want(3, false, "an observation's run")
+	for _, m := range []ClientMessage{{Type: TypeAudioTurnStart, Turn: 3}, {Type: TypeAudioTurnCommit, Turn: 3}} {
+		if err := s.Client(&m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	server(t, s, run...)
+	want(3, false, "a committed audio turn's run")
+	// A cancelled audio turn asks for nothing.
+	for _, m := range []ClientMessage{{Type: TypeAudioTurnStart, Turn: 4}, {Type: TypeAudioTurnCancel, Turn: 4}} {
+		if err := s.Client(&m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	server(t, s, run...)
+	want(4, true, "a run after a cancelled audio turn")
+	// An open microphone: every run answers the person, and one more
+	// after it closes.
+	s.Listening(true)
+	server(t, s, run...)
+	server(t, s, run...)
+	want(4, false, "runs while listening")
+	s.Listening(false)
+	server(t, s, run...)
+	want(4, false, "the run answering the end of an engagement")
+	server(t, s, run...)
+	want(5, true, "a run after it")
+	// The count is not a refusal: text in an unsolicited run is accepted.
+	if s.Busy() {
+		t.Error("busy after the runs completed")
+	}
 }
 
 func TestSessionRequestNeedsNegotiation(t *testing.T) {

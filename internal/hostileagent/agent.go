@@ -28,6 +28,11 @@ const (
 	HugeFrame   Mode = "hugeframe"   // a frame header declaring 1 GiB, then trickles bytes
 	PingFlood   Mode = "pingflood"   // WebSocket pings as fast as it can
 	CloseAtOnce Mode = "closeatonce" // accepts the upgrade and closes at once
+	// Unsolicited: right after session.established, runs nobody asked for
+	// as fast as it can, each run.started, one text.delta of
+	// UnsolicitedDelta characters and run.completed, without waiting for a
+	// turn.
+	Unsolicited Mode = "unsolicited"
 )
 
 // Paths the agent serves.
@@ -67,8 +72,10 @@ type Conn struct {
 	Trickled int64
 	// PingsSent and PongsReceived count control frames (PingFlood).
 	PingsSent, PongsReceived int64
-	// Deltas counts text.delta events written (Flood).
+	// Deltas counts text.delta events written (Flood, Unsolicited).
 	Deltas int64
+	// Runs counts runs started (Unsolicited).
+	Runs int64
 }
 
 // Agent is a hostile AgentCall agent; it is an http.Handler serving the card
@@ -106,7 +113,7 @@ func New(o *Options) *Agent {
 	switch a.mode {
 	case "":
 		a.mode = Normal
-	case Normal, Silent, Drop, Flood, CaseKeys, Controls, HugeFrame, PingFlood, CloseAtOnce:
+	case Normal, Silent, Drop, Flood, CaseKeys, Controls, HugeFrame, PingFlood, CloseAtOnce, Unsolicited:
 	default:
 		panic("hostileagent: unknown mode " + string(a.mode))
 	}

@@ -79,6 +79,8 @@ func (s *script) run() {
 		s.huge()
 	case PingFlood:
 		s.pings()
+	case Unsolicited:
+		s.unsolicited()
 	default: // Normal, CaseKeys, Controls: a script per turn
 		s.turns()
 	}
@@ -172,6 +174,27 @@ func (s *script) flood() {
 			return
 		}
 		s.st.update(func(c *Conn) { c.Deltas++ })
+	}
+}
+
+// UnsolicitedDelta is the text length of each Unsolicited run's text.delta:
+// just under the 16,384-character bound, so every event is valid on its own
+// and only their number, and the missing turns, are hostile.
+const UnsolicitedDelta = 16000
+
+// UnsolicitedRun is one run of the Unsolicited mode, as events: a WebRTC
+// test agent sends the same ones on its data channel.
+func UnsolicitedRun() []string {
+	return []string{`{"type":"run.started"}`, textDelta(strings.Repeat("u", UnsolicitedDelta)), `{"type":"run.completed"}`}
+}
+
+func (s *script) unsolicited() {
+	run := UnsolicitedRun()
+	for s.ctx.Err() == nil {
+		if s.sendAll(run...) != nil {
+			return
+		}
+		s.st.update(func(c *Conn) { c.Runs++; c.Deltas++ })
 	}
 }
 

@@ -19,14 +19,18 @@ func New(burst, rate float64) Bucket {
 }
 
 // Take takes one token at time now and reports whether there was one.
-func (b *Bucket) Take(now time.Time) bool {
+func (b *Bucket) Take(now time.Time) bool { return b.TakeN(now, 1) }
+
+// TakeN takes n tokens at time now, all or none, and reports whether there
+// were n: a budget of bytes takes a message's size at once.
+func (b *Bucket) TakeN(now time.Time, n float64) bool {
 	if !b.last.IsZero() {
 		b.tokens = min(b.burst, b.tokens+now.Sub(b.last).Seconds()*b.rate)
 	}
 	b.last = now
-	if b.tokens < 1 {
+	if b.tokens < n {
 		return false
 	}
-	b.tokens--
+	b.tokens -= n
 	return true
 }

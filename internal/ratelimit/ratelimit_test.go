@@ -29,3 +29,17 @@ func TestBucket(t *testing.T) {
 		t.Fatalf("%d tokens after an hour, want the burst of 3", n)
 	}
 }
+
+func TestBucketTakeN(t *testing.T) {
+	now := time.Unix(1000, 0)
+	b := New(100, 10)
+	if !b.TakeN(now, 60) || b.TakeN(now, 60) {
+		t.Fatal("want 60 of 100, then 60 refused whole")
+	}
+	if !b.TakeN(now, 40) {
+		t.Fatal("the refused take took tokens")
+	}
+	if b.TakeN(now.Add(time.Second), 11) || !b.TakeN(now.Add(time.Second), 10) {
+		t.Fatal("refill at 10/s: want exactly 10 after 1 s")
+	}
+}
