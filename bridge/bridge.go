@@ -14,6 +14,7 @@ import (
 	"github.com/agentcall/acbridge/backoff"
 	"github.com/agentcall/acbridge/button"
 	"github.com/agentcall/acbridge/client"
+	"github.com/agentcall/acbridge/internal/redact"
 	"github.com/agentcall/acbridge/nfc"
 	"github.com/agentcall/acbridge/notice"
 	"github.com/agentcall/acbridge/protocol"
@@ -126,6 +127,7 @@ type Bridge struct {
 	micMu   sync.Mutex
 	micDev  *audio.Mic // see mic
 	limits  *limits
+	red     *redact.Secrets // the token, for every output (see clean)
 }
 
 // New returns a Bridge; Run starts it.
@@ -174,7 +176,11 @@ func New(o Options) *Bridge {
 	}
 	led := &listenLED{Indicator: o.LED}
 	o.LED = led
-	b := &Bridge{o: o, log: o.Logger, audit: o.Audit, presses: make(chan button.Event, 16), led: led, limits: newLimits()}
+	// Errors and agent text reach the logs too: the token is taken out
+	// there as on the screen.
+	red := redact.New(o.Token)
+	o.Logger, o.Audit = slog.New(red.Handler(o.Logger.Handler())), slog.New(red.Handler(o.Audit.Handler()))
+	b := &Bridge{o: o, log: o.Logger, audit: o.Audit, presses: make(chan button.Event, 16), led: led, limits: newLimits(), red: red}
 	if o.Speaker != nil {
 		b.voiceIn = &heardSink{Sink: o.Speaker, now: o.Now}
 	}
@@ -235,7 +241,7 @@ func (b *Bridge) state(s State) {
 		// The reason may quote the agent, and ends up in sd_notify STATUS=
 		// (one line per field there) and systemctl status, in the same
 		// plain words as the notice on the screen.
-		s.Err = errors.New(notice.Clean(why(s.Err)))
+		s.Err = errors.New(b.clean(why(s.Err)))
 	}
 	if b.o.OnState != nil {
 		b.o.OnState(s)

@@ -9,10 +9,10 @@ import (
 
 // printAndDisplay writes a notice's line to the terminal (Out) and sends
 // the notice to the Display. Every text the person sees passes here (or
-// through displayOnly), so this is where controls from the agent are taken
-// out.
+// through displayOnly), so this is where controls from the agent and the
+// token are taken out (cleaned).
 func (b *Bridge) printAndDisplay(n notice.Notice) {
-	n = cleaned(n)
+	n = b.cleaned(n)
 	if line := n.Line(); line != "" {
 		if before, ok := b.limits.print(b.o.Now(), n.Kind, line); ok {
 			if before != "" {
@@ -39,7 +39,7 @@ func (b *Bridge) refuse(control, format string, a ...any) {
 // displayOnly sends n to the Display, not the terminal.
 func (b *Bridge) displayOnly(n notice.Notice) {
 	if b.o.Display != nil {
-		b.o.Display(cleaned(n))
+		b.o.Display(b.cleaned(n))
 	}
 }
 
@@ -50,7 +50,7 @@ func (b *Bridge) speak(text string) error {
 	if b.o.Speak == nil || text == "" {
 		return nil
 	}
-	text = notice.Clean(text)
+	text = b.clean(text)
 	if !b.limits.speak(b.o.Now(), text) {
 		return errSpeechBudget
 	}
@@ -58,8 +58,13 @@ func (b *Bridge) speak(text string) error {
 	return nil
 }
 
-func cleaned(n notice.Notice) notice.Notice {
-	n.Text, n.Code, n.Control = notice.Clean(n.Text), notice.Clean(n.Code), notice.Clean(n.Control)
+// clean is the one place the bridge makes text from the agent fit to show,
+// say or log as a status: controls out, then the token out (after the
+// controls, which could split it).
+func (b *Bridge) clean(s string) string { return b.red.String(notice.Clean(s)) }
+
+func (b *Bridge) cleaned(n notice.Notice) notice.Notice {
+	n.Text, n.Code, n.Control = b.clean(n.Text), b.clean(n.Code), b.clean(n.Control)
 	return n
 }
 

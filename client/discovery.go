@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"strings"
 
+	"github.com/agentcall/acbridge/internal/redact"
 	"github.com/agentcall/acbridge/protocol"
 )
 
@@ -48,7 +49,10 @@ type Discovered struct {
 // Discover fetches and validates the agent card at base (an agent base URL
 // such as https://agent.example) under policy p. token, if not empty, is
 // sent as a bearer token to the card's origin only.
-func Discover(ctx context.Context, base, token string, p *Policy) (*Discovered, error) {
+func Discover(ctx context.Context, base, token string, p *Policy) (_ *Discovered, err error) {
+	// Whatever the agent made an error quote (a header, a body, a host
+	// name), its text leaves without the token.
+	defer func() { err = redact.New(token).Error(err) }()
 	p = p.orDefault()
 	bu, err := url.Parse(base)
 	if err != nil || bu.Host == "" {
@@ -75,7 +79,7 @@ func Discover(ctx context.Context, base, token string, p *Policy) (*Discovered, 
 	}
 	resp, err := p.httpClient(t).Do(req)
 	if err != nil {
-		return nil, fmt.Errorf("client: fetching the agent card from %s: %w", origin(&cardURL), scrub(err, token))
+		return nil, fmt.Errorf("client: fetching the agent card from %s: %w", origin(&cardURL), err)
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode >= 300 && resp.StatusCode < 400 {
@@ -132,11 +136,6 @@ func (a *Discovered) authHeader(u *url.URL) http.Header {
 	return h
 }
 
-// scrub removes a token from an error's text, in case a library quoted a
-// request header back.
-func scrub(err error, token string) error {
-	if err == nil || token == "" || !strings.Contains(err.Error(), token) {
-		return err
-	}
-	return errors.New(strings.ReplaceAll(err.Error(), token, "[token]"))
-}
+// redact returns err without the token in its text: every error a dial
+// returns passes here once, whatever in it the agent supplied.
+func (a *Discovered) redact(err error) error { return redact.New(a.token).Error(err) }

@@ -43,7 +43,8 @@ func (a *Discovered) Dial(ctx context.Context) (Transport, error) {
 // the host checked again, the connection pinned to the checked address, the
 // bearer token in the upgrade's Authorization header (same origin only), no
 // redirects.
-func (a *Discovered) DialWebSocket(ctx context.Context) (Transport, error) {
+func (a *Discovered) DialWebSocket(ctx context.Context) (_ Transport, err error) {
+	defer func() { err = a.redact(err) }()
 	p := a.policy
 	t, err := p.resolve(ctx, a.WSURL)
 	if err != nil {
@@ -72,7 +73,7 @@ func (a *Discovered) DialWebSocket(ctx context.Context) (Transport, error) {
 		if resp != nil && resp.StatusCode == http.StatusUnauthorized {
 			return nil, fmt.Errorf("client: the agent refused the bearer token (HTTP 401): check the token file")
 		}
-		return nil, fmt.Errorf("client: connecting to the AG-UI WebSocket at %s: %w", origin(a.WSURL), scrub(err, a.token))
+		return nil, fmt.Errorf("client: connecting to the AG-UI WebSocket at %s: %w", origin(a.WSURL), err)
 	}
 	g.Prepare(c)
 	return &wsTransport{c: c, g: g}, nil

@@ -125,7 +125,8 @@ func (o *WebRTCOptions) orDefault() (WebRTCOptions, error) {
 // application/sdp, exceeds 128 KiB or negotiates anything but the exact
 // profile is refused (ErrIncompatible). DialWebRTC returns once the data
 // channel is open; the whole exchange is bounded by Policy.TotalTimeout.
-func (a *Discovered) DialWebRTC(ctx context.Context, opts *WebRTCOptions) (*WebRTCTransport, error) {
+func (a *Discovered) DialWebRTC(ctx context.Context, opts *WebRTCOptions) (_ *WebRTCTransport, err error) {
+	defer func() { err = a.redact(err) }()
 	if a.Card.Params.AGUI.Transport != protocol.TransportWebRTC || !a.Card.Params.AGUI.WebRTC.ExactProfile() {
 		return nil, &incompatibleError{fmt.Errorf("the card does not offer the exact %s profile", protocol.WebRTCProfile)}
 	}
@@ -196,7 +197,7 @@ func (a *Discovered) postOffer(ctx context.Context, tgt *target, offer, sessionI
 	defer hc.CloseIdleConnections()
 	resp, err := hc.Do(req)
 	if err != nil {
-		return "", fmt.Errorf("client: sending the SDP offer to %s: %w", origin(a.AGUI), scrub(err, a.token))
+		return "", fmt.Errorf("client: sending the SDP offer to %s: %w", origin(a.AGUI), err)
 	}
 	defer resp.Body.Close()
 	switch {
