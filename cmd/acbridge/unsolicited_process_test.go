@@ -104,7 +104,7 @@ func floodDaemon(t *testing.T, addr string, runs func() int64) {
 		reconnect = r
 	}
 	d := newDaemonAgent(t, dir, addr, []string{fmt.Sprintf("reconnect_max = %q", reconnect)}, tts...)
-	out := newCapped(d.out, 1<<20)
+	out := newCapped(d.out, 1<<20, "[not connected")
 	errs := newCapped(d.err, 1<<20)
 	d.cmd.Stdout, d.cmd.Stderr = out, errs
 	d.start()
@@ -115,7 +115,7 @@ func floodDaemon(t *testing.T, addr string, runs func() int64) {
 	span := floodSpan(t)
 	var endAt time.Duration
 	for time.Since(start) < span {
-		if endAt == 0 && strings.Contains(d.out.String(), "[not connected") {
+		if _, _, _, found := out.stats(); endAt == 0 && len(found) > 0 {
 			endAt = time.Since(start)
 		}
 		time.Sleep(50 * time.Millisecond)
@@ -125,14 +125,14 @@ func floodDaemon(t *testing.T, addr string, runs func() int64) {
 	if err != nil {
 		t.Fatalf("the daemon is gone: %v", err)
 	}
-	outN, _, _, _ := out.stats()
+	outN, _, outTail, _ := out.stats()
 	errN, errLines, _, _ := errs.stats()
 	speech, _ := os.ReadFile(spoken)
 	said := bytes.Count(speech, []byte{'\n'})
 	perMinute := float64(outN+errN) * float64(time.Minute) / float64(elapsed)
 	share := float64(cpu1-cpu0) / float64(elapsed)
 	sessions := strings.Count(d.out.String(), "[connected to ")
-	endLine := lineWith(d.out.String(), "[not connected")
+	endLine := lineWith(d.out.String()+outTail, "[not connected")
 	t.Logf("flood of %v, reconnecting at most every %s: %d runs sent, %d spoken (%d bytes), %d session(s) (counted in the first MiB of stdout), first end %s: %q; stdout %d bytes, stderr %d bytes (%d lines): %.0f bytes a minute; CPU %v (%.1f %% of a core, children included)",
 		elapsed.Round(100*time.Millisecond), reconnect, runs(), said, len(speech), sessions, since(endAt), endLine, outN, errN, errLines, perMinute, cpu1-cpu0, 100*share)
 	if endAt == 0 || endAt > 10*time.Second {
