@@ -39,9 +39,14 @@
 //     where it answers a rejected turn. Frame-level violations close the
 //     connection after the failure.
 //   - A turn is refused (run.active) while a run is active or awaited,
-//     except the observation answering the pending request, which belongs
-//     to the run that asked for it (as in the golden trace).
-//   - run.completed with an unresolved request is an ordering error.
+//     except the observation answering the pending request, which is
+//     accepted whatever the run state.
+//   - A request may come outside a run and stay pending across runs: a run
+//     may complete over it, and the person answers it on a later turn.
+//   - A run that no turn, observation, committed audio turn or open
+//     microphone asked for (other than a greeting right after
+//     session.established) is accepted but counted, for the client's
+//     budget (run.unsolicited).
 //   - Interaction ids are opaque; the reference agent names them
 //     turn-<N>-<modality> as the golden trace does.
 package protocol
