@@ -39,13 +39,17 @@ func TestRunRequestOrder(t *testing.T) {
 				addr = strings.TrimPrefix(f.Srv.URL, "http://")
 			}
 			d := startDaemon(t, t.TempDir(), addr)
+			// A line is typed once the run before has completed ("agent
+			// answered" is logged then): typed during a run, it is refused.
 			d.wait(d.out, "agent asks: photo please", 1) // outside any run
 			d.say("hello")
-			d.wait(d.out, "agent: hi", 1) // the run completed over the request
-			d.press(keyP)                 // answers it, no run active
+			d.wait(d.err, "agent answered", 1) // the run completed over the request
+			d.press(keyP)                      // answers it, no run active
 			d.wait(d.out, "agent: got the photo", 1)
+			d.wait(d.err, "agent answered", 2)
 			d.say("again")
 			d.wait(d.out, "agent asks: photo again", 1)
+			d.wait(d.err, "agent answered", 3)
 			d.say("third")
 			d.wait(d.out, "agent: working", 1)
 			d.press(keyP) // answers it while the third turn's run is active
@@ -167,7 +171,7 @@ func (a *orderAgent) script(send func(protocol.Event) error, recv func() *protoc
 		sendAll(protocol.Event{Type: protocol.EventSessionEstablished}, request("r1", "photo please")) &&
 		next(protocol.TypeUserTurn) != nil && sendAll(started, text("hi"), completed) &&
 		answer("r1") && sendAll(resolved("r1"), started, text("got the photo"), completed) &&
-		next(protocol.TypeUserTurn) != nil && sendAll(started, request("r2", "photo again"), completed) &&
+		next(protocol.TypeUserTurn) != nil && sendAll(started, request("r2", "photo again"), text("ok"), completed) &&
 		next(protocol.TypeUserTurn) != nil && sendAll(started, text("working")) &&
 		answer("r2") && sendAll(resolved("r2"), text("done"), completed)
 	for recv() != nil { // until the daemon goes

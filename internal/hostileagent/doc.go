@@ -2,7 +2,7 @@
 // (issue #21): it serves a valid A2A card (spec "Discovery", websocket
 // transport on plain http, so the client under test needs
 // allow_insecure_local) and then breaks the contract on the AG-UI WebSocket
-// in one chosen Mode — a text.delta flood, case-variant duplicate JSON keys,
+// in one chosen Mode — a text.delta flood, runs nobody asked for, case-variant duplicate JSON keys,
 // terminal control characters, a frame header declaring 1 GiB, a ping flood,
 // or closing at once.
 //
