@@ -68,11 +68,11 @@ type WebRTCTransport struct {
 var _ Transport = (*WebRTCTransport)(nil)
 
 // faultCloseTimeout bounds the close of a connection whose agent broke the
-// contract or a budget: long enough for session.end to be acknowledged
-// across a slow network, but an agent that floods queues its own channel
-// close behind the flood, and waiting for it the full CloseTimeout would
+// contract or a budget: the wait for session.end to be acknowledged, long
+// enough across a slow network. The agent's own channel close is not waited
+// for: an agent that floods queues it behind the flood, and waiting would
 // only let it keep the kiosk busy reading.
-const faultCloseTimeout = 250 * time.Millisecond
+const faultCloseTimeout = 100 * time.Millisecond
 
 // newWebRTCTransport creates the peer connection with the profile's track
 // and channel and registers every callback.
@@ -347,11 +347,15 @@ func (t *WebRTCTransport) teardown() {
 	t.mu.Unlock()
 	// A lost agent acknowledges nothing: only a reachable one is waited
 	// for, so that session.end, written last, reaches it.
-	timeout := rtcpeer.CloseTimeout
-	if t.brief.Load() {
-		timeout = faultCloseTimeout
+	graceful := !errors.Is(t.err(), ErrConnectionLost)
+	if graceful && ch != nil && t.brief.Load() {
+		// session.end acknowledged, and no wait for the agent's own close.
+		ctx, cancel := context.WithTimeout(context.Background(), faultCloseTimeout)
+		_ = ch.Drain(ctx)
+		cancel()
+		graceful = false
 	}
-	t.peer.Shutdown(ch, !errors.Is(t.err(), ErrConnectionLost), timeout)
+	t.peer.Shutdown(ch, graceful, rtcpeer.CloseTimeout)
 	t.mu.Lock()
 	if !t.readerOn {
 		// Recv must not wait for a reader that never started.
