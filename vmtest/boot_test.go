@@ -34,6 +34,9 @@ type rig struct {
 	work  string
 	agent *hostAgent
 	pn532 *pn532test.Emulator
+	// ccidAlias1 is canary1's alias through the CCID reader, which every
+	// other reader of the same tag must give too.
+	ccidAlias1 string
 }
 
 // bootRig prepares (or reuses) the kernel pieces, builds the binaries and

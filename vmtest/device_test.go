@@ -3,9 +3,9 @@ package vmtest
 import (
 	"bytes"
 	"context"
-	"fmt"
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"image/jpeg"
 	"strings"
 	"testing"
@@ -29,6 +29,9 @@ func TestDeviceTier(t *testing.T) {
 	t.Run("ccid-scan", r.testCCIDScan)
 	t.Run("photo", r.testPhoto)
 	t.Run("gpio-header", r.testGPIOHeader)
+	t.Run("keyboard", r.testKeyboard)
+	t.Run("pn532", r.testPN532)
+	t.Run("daemon", r.testDaemon)
 	t.Run("no-canary", r.testNoCanary)
 }
 
@@ -139,6 +142,7 @@ func (r *rig) testCCIDScan(t *testing.T) {
 	a1 := r.scan(t, canary1)
 	a2 := r.scan(t, canary2)
 	a1again := r.scan(t, canary1)
+	r.ccidAlias1 = a1
 	if a1 != a1again {
 		t.Errorf("alias of the same tag changed: %s then %s", a1, a1again)
 	}
@@ -209,7 +213,14 @@ func (r *rig) testPhoto(t *testing.T) {
 	}
 }
 
+// testGPIOHeader: doctor sees the Pi-labelled simulator chip with its 54
+// lines beside the decoy.
 func (r *rig) testGPIOHeader(t *testing.T) {
-	rep := r.sh(t, 10*time.Second, "for c in /sys/bus/gpio/devices/gpiochip*; do echo $(basename $c) $(cat $c/../label 2>/dev/null) $(cat $c/../ngpio 2>/dev/null); done; ls /sys/class/gpio /dev/gpiochip*")
-	t.Logf("chips: %s", rep.Stdout)
+	rep, err := r.vm.Run(t.Context(), 60*time.Second, "acbridge", "doctor")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(rep.Stdout, "[pinctrl-bcm2835] (54 lines)") {
+		t.Errorf("doctor does not list the header chip:\n%s", rep.Stdout)
+	}
 }

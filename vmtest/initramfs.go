@@ -25,8 +25,8 @@ var guestLibFiles = []string{
 }
 
 // initScript is the guest's PID 1: kernel file systems, the modules in
-// dependency order, the GPIO simulator chip labelled as the Raspberry Pi's
-// header, loopback and the forwarded network, pcscd, then guestd.
+// dependency order, an unlabelled GPIO simulator chip and then one labelled
+// as the Raspberry Pi's header (so that "header" is found by label), loopback and the forwarded network, pcscd, then guestd.
 const initScript = `#!/bin/busybox sh
 /bin/busybox --install -s /bin
 export PATH=/bin:/usr/bin:/usr/sbin
@@ -44,6 +44,10 @@ for m in $(cat /lib/modules/order); do
   insmod /lib/modules/$m $args || echo "vm-init: insmod $m failed"
 done
 mount -t configfs none /sys/kernel/config
+d=/sys/kernel/config/gpio-sim/decoy
+mkdir $d $d/gpio-bank0
+echo 8 > $d/gpio-bank0/num_lines
+echo 1 > $d/live
 g=/sys/kernel/config/gpio-sim/header
 mkdir $g $g/gpio-bank0
 echo 54 > $g/gpio-bank0/num_lines
@@ -54,7 +58,7 @@ ip addr add 10.0.2.15/24 dev eth0
 ip link set eth0 up
 ip route add default via 10.0.2.2
 pcscd --foreground --error > /tmp/pcscd.log 2>&1 &
-exec /usr/bin/guestd :7000 < /dev/console > /dev/console 2>&1
+exec /usr/bin/guestd :7000 127.0.0.1:8080=10.0.2.100:80 < /dev/console > /dev/console 2>&1
 `
 
 // BuildInitramfs writes the device tier's initramfs (an uncompressed newc

@@ -13,6 +13,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log"
 	"net"
 	"os"
@@ -44,6 +45,19 @@ func main() {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		log.Fatal(err)
+	}
+	// LISTEN=TARGET relays the guest's loopback to the host's agent: the
+	// daemon's policy allows plain HTTP to loopback only.
+	if len(os.Args) > 2 {
+		listen, target, ok := strings.Cut(os.Args[2], "=")
+		if !ok {
+			log.Fatal("relay: want LISTEN=TARGET")
+		}
+		rl, err := net.Listen("tcp", listen)
+		if err != nil {
+			log.Fatal(err)
+		}
+		go relay(rl, target)
 	}
 	kb := &keyboard{}
 	// A second port gives a person an interactive shell (docs/vm.md).
@@ -113,6 +127,28 @@ func run(req Request, kb *keyboard) Reply {
 		r.Code, r.Stderr = -1, err.Error()
 	}
 	return r
+}
+
+func relay(ln net.Listener, target string) {
+	for {
+		c, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		go func() {
+			defer c.Close()
+			up, err := net.Dial("tcp", target)
+			if err != nil {
+				return
+			}
+			defer up.Close()
+			go func() {
+				io.Copy(up, c)
+				up.(*net.TCPConn).CloseWrite()
+			}()
+			io.Copy(c, up)
+		}()
+	}
 }
 
 // serveShells attaches a shell to each connection: no terminal, but enough
