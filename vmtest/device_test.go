@@ -139,6 +139,23 @@ func findString(v any, key string) string {
 
 func (r *rig) testCCIDScan(t *testing.T) {
 	r.run(t, 10*time.Second, "acbridge", "keys", "init", "--keystore", "/var/lib/acbridge/keystore.json")
+	// QEMU's reader has a plain CCID name: with a tag on it, the ATR
+	// tells that it is contactless.
+	if err := r.card.Insert(canary1); err != nil {
+		t.Fatal(err)
+	}
+	// pcscd polls the reader for the card: list until it has seen it.
+	var reader map[string]any
+	for range 20 {
+		if devs := r.devices(t)["nfc"].Devices; len(devs) == 1 && devs[0]["tagPresent"] == true {
+			reader = devs[0]
+			break
+		}
+	}
+	r.card.Remove()
+	if reader == nil || reader["contactless"] != true {
+		t.Errorf("with a tag present the CCID reader is %v, want contactless and tagPresent", reader)
+	}
 	a1 := r.scan(t, canary1)
 	a2 := r.scan(t, canary2)
 	a1again := r.scan(t, canary1)
