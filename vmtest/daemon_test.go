@@ -1,6 +1,7 @@
 package vmtest
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"testing"
@@ -42,7 +43,7 @@ chip = "header"
 line = %d
 active_low = true
 bias = "pull-up"
-debounce = "30ms"
+debounce = "100ms"
 
 [[button]]
 control = "photo"
@@ -51,7 +52,7 @@ chip = "header"
 line = %d
 active_low = true
 bias = "pull-up"
-debounce = "30ms"
+debounce = "100ms"
 
 [led]
 chip = "header"
@@ -66,14 +67,21 @@ func simLine(n int) string {
 }
 
 // press pulls an active-low button's line down and up again from the
-// simulator's side, with contact bounce: fast flips at each edge, well
-// inside the 30 ms debounce, then a held level.
+// simulator's side, with contact bounce: five flips at each edge, written
+// back to back by guestd (a shell under TCG is too slow to bounce).
 func (r *rig) press(t *testing.T, line int) {
 	t.Helper()
-	p := simLine(line) + "/pull"
-	r.sh(t, 10*time.Second, fmt.Sprintf(
-		`for v in pull-down pull-up pull-down pull-up pull-down; do echo $v > %[1]s; done; usleep 150000
-for v in pull-up pull-down pull-up pull-down pull-up; do echo $v > %[1]s; done`, p))
+	pull := strings.TrimSpace(r.sh(t, 5*time.Second, "echo "+simLine(line)+"/pull").Stdout)
+	rep := r.run(t, 10*time.Second, "bounce", pull, "300ms")
+	took, err := time.ParseDuration(strings.TrimSpace(rep.Stdout))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The bounce must fit well inside the debounce to test it (100 ms: each
+	// write to the simulator takes milliseconds under TCG).
+	if took > 50*time.Millisecond {
+		t.Fatalf("an edge's bounce took %v in the guest, too slow to test a 100 ms debounce", took)
+	}
 }
 
 func (r *rig) ledValue(t *testing.T) string {
@@ -93,9 +101,11 @@ func (r *rig) testDaemon(t *testing.T) {
 	t.Logf("check-config: %s", chk.Stdout)
 	r.sh(t, 10*time.Second, "(acbridge run > /tmp/run.out 2> /tmp/run.err; echo exit=$? >> /tmp/run.err) >/dev/null 2>&1 &")
 	t.Cleanup(func() {
-		r.vm.Run(t.Context(), 10*time.Second, "sh", "-c", "kill $(pidof acbridge) 2>/dev/null")
+		// t.Context is over by the time cleanups run.
+		ctx := context.Background()
+		r.vm.Run(ctx, 10*time.Second, "sh", "-c", "kill $(pidof acbridge) 2>/dev/null")
 		if t.Failed() {
-			out, _ := r.vm.Run(t.Context(), 10*time.Second, "sh", "-c", "cat /tmp/run.out; echo ---; tail -50 /tmp/run.err")
+			out, _ := r.vm.Run(ctx, 10*time.Second, "sh", "-c", "cat /tmp/run.out; echo ---; tail -50 /tmp/run.err")
 			t.Logf("daemon:\n%s", out.Stdout)
 		}
 	})
@@ -126,5 +136,13 @@ func (r *rig) testDaemon(t *testing.T) {
 		t.Logf("agent log:\n%s", r.agent.log.String())
 	}
 	logs := r.run(t, 5*time.Second, "sh", "-c", "cat /tmp/run.out /tmp/run.err").Stdout
+	// A bounce that got through the debounce is a second press, which the
+	// bridge logs as ignored while the first one's collection runs.
+	if n := strings.Count(logs, "press ignored"); n != 0 {
+		t.Errorf("two bouncy presses made %d extra presses, want none", n)
+	}
+	if n := strings.Count(logs, "[photo sent]"); n != 1 {
+		t.Errorf("one PHOTO press sent %d photos", n)
+	}
 	r.checkNoCanary(t, "daemon output", logs)
 }

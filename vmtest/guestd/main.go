@@ -98,6 +98,21 @@ func run(req Request, kb *keyboard) Reply {
 			return Reply{Stderr: err.Error(), Code: 1}
 		}
 		return Reply{}
+	case "bounce":
+		// bounce PULL-FILE HOLD: a bouncy press of an active-low button
+		// on a gpio-sim line, each edge five flips written back to back.
+		if len(req.Argv) != 3 {
+			return Reply{Stderr: "bounce PULL-FILE HOLD", Code: 2}
+		}
+		hold, err := time.ParseDuration(req.Argv[2])
+		if err != nil {
+			return Reply{Stderr: err.Error(), Code: 2}
+		}
+		out, err := bounce(req.Argv[1], hold)
+		if err != nil {
+			return Reply{Stderr: err.Error(), Code: 1}
+		}
+		return Reply{Stdout: out}
 	case "uinput-type":
 		if len(req.Argv) != 2 {
 			return Reply{Stderr: "uinput-type TEXT", Code: 2}
@@ -167,4 +182,33 @@ func serveShells(ln net.Listener) {
 			cmd.Run()
 		}()
 	}
+}
+
+// bounce writes the edges and reports how long the longer one took, which
+// must stay well inside the debounce period for the test to mean anything.
+func bounce(pull string, hold time.Duration) (string, error) {
+	f, err := os.OpenFile(pull, os.O_WRONLY, 0)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	edge := func(vals ...string) (time.Duration, error) {
+		start := time.Now()
+		for _, v := range vals {
+			if _, err := f.WriteAt([]byte(v), 0); err != nil {
+				return 0, err
+			}
+		}
+		return time.Since(start), nil
+	}
+	down, err := edge("pull-down", "pull-up", "pull-down", "pull-up", "pull-down")
+	if err != nil {
+		return "", err
+	}
+	time.Sleep(hold)
+	up, err := edge("pull-up", "pull-down", "pull-up", "pull-down", "pull-up")
+	if err != nil {
+		return "", err
+	}
+	return max(down, up).String(), nil
 }
