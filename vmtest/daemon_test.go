@@ -43,7 +43,7 @@ chip = "header"
 line = %d
 active_low = true
 bias = "pull-up"
-debounce = "100ms"
+debounce = "250ms"
 
 [[button]]
 control = "photo"
@@ -52,7 +52,7 @@ chip = "header"
 line = %d
 active_low = true
 bias = "pull-up"
-debounce = "100ms"
+debounce = "250ms"
 
 [led]
 chip = "header"
@@ -72,16 +72,19 @@ func simLine(n int) string {
 func (r *rig) press(t *testing.T, line int) {
 	t.Helper()
 	pull := strings.TrimSpace(r.sh(t, 5*time.Second, "echo "+simLine(line)+"/pull").Stdout)
-	rep := r.run(t, 10*time.Second, "bounce", pull, "300ms")
+	rep := r.run(t, 10*time.Second, "bounce", pull, "600ms")
 	took, err := time.ParseDuration(strings.TrimSpace(rep.Stdout))
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The bounce must fit well inside the debounce to test it (100 ms: each
-	// write to the simulator takes milliseconds under TCG).
-	if took > 50*time.Millisecond {
-		t.Fatalf("an edge's bounce took %v in the guest, too slow to test a 100 ms debounce", took)
+	// The flips must fit inside the debounce to test it (250 ms: each
+	// write to the simulator takes milliseconds under TCG). They do unless
+	// the guest is busy, as it is when bounces get through as presses
+	// that each start a collection.
+	if took > 250*time.Millisecond {
+		t.Fatalf("an edge's five flips took %v in the guest, longer than the 250 ms debounce: bounces taken as presses kept the guest busy, or the host is overloaded", took)
 	}
+	t.Logf("bounce: each edge's flips within %v", took)
 }
 
 func (r *rig) ledValue(t *testing.T) string {
