@@ -32,6 +32,7 @@ func TestDeviceTier(t *testing.T) {
 	t.Run("keyboard", r.testKeyboard)
 	t.Run("pn532", r.testPN532)
 	t.Run("daemon", r.testDaemon)
+	t.Run("accept", r.testAccept)
 	t.Run("no-canary", r.testNoCanary)
 }
 

@@ -99,16 +99,20 @@ func run(req Request, kb *keyboard) Reply {
 		}
 		return Reply{}
 	case "bounce":
-		// bounce PULL-FILE HOLD: a bouncy press of an active-low button
-		// on a gpio-sim line, each edge five flips written back to back.
-		if len(req.Argv) != 3 {
-			return Reply{Stderr: "bounce PULL-FILE HOLD", Code: 2}
+		// bounce PULL-FILE HOLD GAP: a bouncy press of an active-low
+		// button on a gpio-sim line, each edge five flips GAP apart.
+		if len(req.Argv) != 4 {
+			return Reply{Stderr: "bounce PULL-FILE HOLD GAP", Code: 2}
 		}
 		hold, err := time.ParseDuration(req.Argv[2])
 		if err != nil {
 			return Reply{Stderr: err.Error(), Code: 2}
 		}
-		out, err := bounce(req.Argv[1], hold)
+		gap, err := time.ParseDuration(req.Argv[3])
+		if err != nil {
+			return Reply{Stderr: err.Error(), Code: 2}
+		}
+		out, err := bounce(req.Argv[1], hold, gap)
 		if err != nil {
 			return Reply{Stderr: err.Error(), Code: 1}
 		}
@@ -186,7 +190,7 @@ func serveShells(ln net.Listener) {
 
 // bounce writes the edges and reports how long the longer one took, which
 // must stay well inside the debounce period for the test to mean anything.
-func bounce(pull string, hold time.Duration) (string, error) {
+func bounce(pull string, hold, gap time.Duration) (string, error) {
 	f, err := os.OpenFile(pull, os.O_WRONLY, 0)
 	if err != nil {
 		return "", err
@@ -194,7 +198,10 @@ func bounce(pull string, hold time.Duration) (string, error) {
 	defer f.Close()
 	edge := func(vals ...string) (time.Duration, error) {
 		start := time.Now()
-		for _, v := range vals {
+		for i, v := range vals {
+			if i > 0 {
+				time.Sleep(gap)
+			}
 			if _, err := f.WriteAt([]byte(v), 0); err != nil {
 				return 0, err
 			}
