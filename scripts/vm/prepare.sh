@@ -24,6 +24,7 @@ abi=${kver%-amd64}
 mkdir -p "$dir/dl" "$dir/root"
 (
   cd "$dir/dl"
+  chown _apt "$dir/dl" 2>/dev/null || true # apt-get download drops privileges to _apt
   want=(linux-image-$kver linux-headers-$kver linux-headers-$abi-common linux-kbuild-${abi%%.0-*} linux-source-${abi%%.0-*})
   for p in "${want[@]}"; do
     ls "$p"_*.deb >/dev/null 2>&1 || apt-get download -q "$p" >&2
