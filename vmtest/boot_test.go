@@ -28,10 +28,8 @@ func TestMain(m *testing.M) {
 
 // rig is one booted device-tier guest and its host-side peers.
 type rig struct {
-	t     *testing.T
 	vm    *VM
 	card  *Card
-	work  string
 	agent *hostAgent
 	pn532 *pn532test.Emulator
 	// ccidAlias1 is canary1's alias through the CCID reader, which every
@@ -82,7 +80,7 @@ func bootRig(t *testing.T) *rig {
 		t.Fatal(err)
 	}
 
-	r := &rig{t: t, work: work}
+	r := &rig{}
 	r.card, err = ListenCard(filepath.Join(work, "card.sock"))
 	if err != nil {
 		t.Fatal(err)
@@ -103,7 +101,6 @@ func bootRig(t *testing.T) *rig {
 	r.vm, err = Boot(ctx, Options{
 		Prepared:   prepared,
 		Initramfs:  initrd,
-		Work:       work,
 		CardSocket: filepath.Join(work, "card.sock"),
 		Serial:     r.pn532.Path,
 		AgentAddr:  r.agent.addr,

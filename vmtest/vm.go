@@ -23,11 +23,10 @@ const ReadyLine = "ACBRIDGE-VM-READY"
 // network forwards each connection to it to Options.AgentAddr.
 const AgentHost = "10.0.2.100"
 
-// Options are one boot's pieces. Prepared, Initramfs and Work are required.
+// Options are one boot's pieces. Prepared and Initramfs are required.
 type Options struct {
 	Prepared  string // scripts/vm/prepare.sh's directory: vmlinuz
 	Initramfs string
-	Work      string // sockets and logs
 	// CardSocket is a Unix socket a Card listens on, behind QEMU's USB
 	// CCID reader; empty boots without the reader.
 	CardSocket string
