@@ -221,8 +221,9 @@ func (r *rig) testPhoto(t *testing.T) {
 			if err != nil {
 				t.Fatalf("photo is not a JPEG: %v", err)
 			}
-			if cfg.Width == 0 || cfg.Width > 1280 || cfg.Height > 1280 {
-				t.Errorf("photo is %dx%d, outside the 0.1 bounds", cfg.Width, cfg.Height)
+			// The 0.1 bounds: at most 1,024 px a side and 61,440 bytes.
+			if cfg.Width == 0 || cfg.Width > 1024 || cfg.Height > 1024 || len(img) > 61440 {
+				t.Errorf("photo is %dx%d, %d bytes: outside the 0.1 bounds", cfg.Width, cfg.Height, len(img))
 			}
 			if bytes.Contains(img, []byte("Exif")) || bytes.Contains(img, []byte("http://ns.adobe.com/xap")) {
 				t.Error("photo carries metadata")
