@@ -15,7 +15,7 @@ const pnpReader = `\\?PnP?\Notification`
 // ReaderInfo describes one PC/SC reader for listings (acbridge devices).
 type ReaderInfo struct {
 	Name        string `json:"name"`
-	Contactless bool   `json:"contactless"` // guessed from the name
+	Contactless bool   `json:"contactless"` // guessed from the name, or from a present tag's ATR
 	TagPresent  bool   `json:"tagPresent"`
 }
 
@@ -49,11 +49,18 @@ func ListReaders(ctx context.Context) ([]ReaderInfo, error) {
 	for i, n := range names {
 		infos[i] = ReaderInfo{
 			Name:        n,
-			Contactless: looksContactless(n),
+			Contactless: looksContactless(n) || contactlessATR(states[i].Atr),
 			TagPresent:  states[i].EventState&scard.StatePresent != 0,
 		}
 	}
 	return infos, nil
+}
+
+// contactlessATR reports whether atr is one a PC/SC part 3 reader builds
+// for a contactless tag (part 3, 3.1.3.2.3: 3B 8n 80 01 …): readers with
+// plain CCID names (QEMU's, many OEM boards) say it only through the ATR.
+func contactlessATR(atr []byte) bool {
+	return len(atr) >= 4 && atr[0] == 0x3B && atr[1]&0xF0 == 0x80 && atr[2] == 0x80 && atr[3] == 0x01
 }
 
 // listReaders treats "no readers" as an empty list, which pcsc-lite reports

@@ -3,7 +3,7 @@
 # Debian 12 machine, as root or through sudo. Installs only what is missing,
 # so a second run costs a few dpkg queries.
 #
-#   scripts/install-deps.sh [build|test|bench]   (default: test)
+#   scripts/install-deps.sh [build|test|bench|vm]   (default: test)
 #
 # test includes prometheus for promtool, which checks and unit-tests the
 # example alert rules (go test ./fleet), and for the server a test scrapes
@@ -15,13 +15,17 @@ set -euo pipefail
 
 build_pkgs=(gcc libc6-dev pkg-config libpcsclite-dev libjpeg62-turbo-dev libopus-dev libopusfile-dev libspeexdsp-dev)
 test_pkgs=("${build_pkgs[@]}" pcscd vsmartcard-vpcd pcsc-tools systemd procps sox chromium cage xwayland python3-aiortc libxml2-utils libasound2 prometheus systemd-container)
+# vm: make test-vm's QEMU, the guest's busybox, and the tools that unpack
+# Debian's kernel and build gpio-sim against its headers.
+vm_pkgs=("${build_pkgs[@]}" pcscd libccid libasound2 qemu-system-x86 busybox-static cpio kmod make)
 bench_pkgs=("${test_pkgs[@]}" imagemagick mate-backgrounds time espeak-ng libvips-tools butteraugli)
 
 case "${1:-test}" in
   build) want=("${build_pkgs[@]}") ;;
   test) want=("${test_pkgs[@]}") ;;
   bench) want=("${bench_pkgs[@]}") ;;
-  *) echo "usage: $0 [build|test|bench]" >&2; exit 2 ;;
+  vm) want=("${vm_pkgs[@]}") ;;
+  *) echo "usage: $0 [build|test|bench|vm]" >&2; exit 2 ;;
 esac
 
 missing=()

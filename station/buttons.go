@@ -67,10 +67,17 @@ func openSources(cfg *config.Config, stdin io.Reader, log *slog.Logger) ([]butto
 	evdevs := map[string]*evdev.Options{}
 	var order []string // evdev devices in configuration order
 	var srcs []button.Source
+	// One debouncer serves every GPIO line: it gets the longest configured
+	// debounce and cancel's long press (the only control that has one).
+	gpioButton := button.Options{Logger: log.With("part", "button")}
 	for _, b := range cfg.Buttons {
 		bo := button.Options{Debounce: b.Debounce.Duration, LongPress: b.LongPress.Duration, Logger: log.With("part", "button")}
 		switch b.Source {
 		case "gpio":
+			gpioButton.Debounce = max(gpioButton.Debounce, bo.Debounce)
+			if b.Control == "cancel" || gpioButton.LongPress == 0 {
+				gpioButton.LongPress = bo.LongPress
+			}
 			bias, err := gpio.ParseBias(b.Bias)
 			if err != nil {
 				return closeAll(srcs, err)
@@ -92,7 +99,7 @@ func openSources(cfg *config.Config, stdin io.Reader, log *slog.Logger) ([]butto
 		}
 	}
 	if len(lines) > 0 {
-		s, err := gpio.Open(&gpio.Options{Lines: lines, Button: button.Options{Logger: log.With("part", "button")}})
+		s, err := gpio.Open(&gpio.Options{Lines: lines, Button: gpioButton})
 		if err != nil {
 			return closeAll(srcs, err)
 		}

@@ -13,9 +13,21 @@ import (
 // listKeyboardReaders lists the keyboard-class input devices by their
 // stable /dev/input/by-id link: one of them is a reader that types UIDs
 // (nfc.driver = "keyboard", nfc.device = the link). Telling a reader from
-// a keyboard needs opening the device; the names usually say it.
+// a keyboard needs opening the device; the names usually say it. Devices
+// that type digits but have no such link follow, by their event node.
 func listKeyboardReaders(ctx context.Context) ([]Device, error) {
-	return keyboardLinks(ctx, "/dev/input/by-id")
+	links, err := keyboardLinks(ctx, "/dev/input/by-id")
+	if err != nil {
+		return nil, err
+	}
+	linked := make(map[string]bool, len(links))
+	for _, d := range links {
+		if ev, ok := d.Attrs["input"].(string); ok {
+			linked[ev] = true
+		}
+	}
+	nodes, err := keyboardNodes(ctx, "/sys/class/input", linked)
+	return append(links, nodes...), err
 }
 
 func keyboardLinks(ctx context.Context, dir string) ([]Device, error) {

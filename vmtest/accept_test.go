@@ -1,0 +1,53 @@
+package vmtest
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+)
+
+// testAccept: `acbridge accept` (not --simulate) on the guest's devices:
+// the environment checks, the vivid capture, and one bouncy press of each
+// gpio-sim button, with the daemon's configuration.
+func (r *rig) testAccept(t *testing.T) {
+	r.sh(t, 20*time.Second, "while pidof acbridge >/dev/null; do usleep 50000; done")
+	r.sh(t, 10*time.Second, "rm -f /tmp/acc.out /tmp/acc.json; (acbridge accept --only environment,camera,buttons --report /tmp/acc.json < /dev/null > /tmp/acc.out 2>&1; echo exit=$? >> /tmp/acc.out) >/dev/null 2>&1 &")
+	r.waitFile(t, "/tmp/acc.out", "Press the SCAN button once", 1, 90*time.Second)
+	r.press(t, lineScan)
+	r.waitFile(t, "/tmp/acc.out", "Press the PHOTO button once", 1, 30*time.Second)
+	r.press(t, linePhoto)
+	r.waitFile(t, "/tmp/acc.out", "exit=", 1, 60*time.Second)
+	out := r.run(t, 5*time.Second, "cat", "/tmp/acc.out").Stdout
+	var rep struct {
+		Steps []struct {
+			ID     string `json:"id"`
+			Result string `json:"result"`
+			Reason string `json:"reason"`
+		} `json:"steps"`
+	}
+	js := r.run(t, 5*time.Second, "cat", "/tmp/acc.json").Stdout
+	if err := json.Unmarshal([]byte(js), &rep); err != nil {
+		t.Fatalf("report: %v\n%s\n%s", err, js, out)
+	}
+	want := map[string]bool{"env.camera": false, "env.gpio": false, "camera.capture": false, "buttons.scan": false, "buttons.photo": false}
+	for _, s := range rep.Steps {
+		if _, ok := want[s.ID]; ok {
+			want[s.ID] = s.Result == "pass"
+		}
+		if s.Result == "fail" {
+			t.Errorf("accept step %s failed: %s", s.ID, s.Reason)
+		}
+	}
+	for id, passed := range want {
+		if !passed {
+			t.Errorf("accept step %s did not pass", id)
+		}
+	}
+	if t.Failed() {
+		t.Logf("accept output:\n%s", out)
+	}
+	if !strings.Contains(out, "exit=0") && !t.Failed() {
+		t.Errorf("accept exited non-zero:\n%s", out)
+	}
+}

@@ -1,0 +1,167 @@
+package vmtest
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agentcall/acbridge/internal/needs"
+	"github.com/agentcall/acbridge/nfc/pn532/pn532test"
+)
+
+func TestMain(m *testing.M) {
+	// QEMU's guestfwd runs this binary once per guest connection.
+	if addr := os.Getenv("ACBRIDGE_VM_PIPE"); addr != "" {
+		if err := Pipe(addr); err != nil {
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+// rig is one booted device-tier guest and its host-side peers.
+type rig struct {
+	vm    *VM
+	card  *Card
+	agent *hostAgent
+	pn532 *pn532test.Emulator
+	// ccidAlias1 is canary1's alias through the CCID reader, which every
+	// other reader of the same tag must give too.
+	ccidAlias1 string
+}
+
+// bootRig prepares (or reuses) the kernel pieces, builds the binaries and
+// the initramfs, and boots the guest with every device attached.
+func bootRig(t *testing.T) *rig {
+	t.Helper()
+	if os.Getenv("ACBRIDGE_VM") == "" {
+		t.Skip("the VM tier runs under make test-vm (ACBRIDGE_VM=1)")
+	}
+	needs.Tool(t, "qemu-system-x86", "qemu-system-x86_64")
+	needs.Tool(t, "cpio", "cpio")
+	needs.Tool(t, "kmod", "depmod")
+	if _, err := os.Stat("/bin/busybox"); err != nil {
+		needs.Unavailable(t, "busybox not found: apt-get install busybox-static")
+	}
+	root, err := filepath.Abs("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	prep := exec.Command(filepath.Join(root, "scripts/vm/prepare.sh"))
+	prep.Stderr = os.Stderr
+	out, err := prep.Output()
+	if err != nil {
+		needs.Unavailable(t, "scripts/vm/prepare.sh failed: "+err.Error())
+	}
+	prepared := strings.TrimSpace(string(out))
+
+	// Unix socket paths are limited to 108 bytes; t.TempDir can be longer.
+	work, err := os.MkdirTemp("", "acbridge-vm-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(work) })
+	acb := os.Getenv("ACBRIDGE_BIN")
+	if acb == "" {
+		acb = filepath.Join(work, "acbridge")
+		goBuild(t, root, acb, "./cmd/acbridge", true)
+	}
+	guestd := filepath.Join(work, "guestd")
+	goBuild(t, root, guestd, "./vmtest/guestd", false)
+	initrd := filepath.Join(work, "initramfs.cpio")
+	if err := BuildInitramfs(prepared, acb, guestd, initrd); err != nil {
+		t.Fatal(err)
+	}
+
+	r := &rig{}
+	r.card, err = ListenCard(filepath.Join(work, "card.sock"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.card.Close() })
+	r.agent = startHostAgent(t)
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The guestfwd command inherits QEMU's environment.
+	t.Setenv("ACBRIDGE_VM_PIPE", r.agent.addr)
+	r.pn532 = pn532test.Start(t)
+
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	start := time.Now()
+	r.vm, err = Boot(ctx, Options{
+		Prepared:   prepared,
+		Initramfs:  initrd,
+		CardSocket: filepath.Join(work, "card.sock"),
+		Serial:     r.pn532.Path,
+		AgentAddr:  r.agent.addr,
+		Pipe:       self,
+	})
+	if r.vm != nil {
+		t.Cleanup(func() {
+			r.vm.Close()
+			if t.Failed() {
+				t.Logf("guest console:\n%s", r.vm.Console())
+			}
+		})
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.Unsetenv("ACBRIDGE_VM_PIPE")
+	t.Logf("guest ready in %v", time.Since(start).Round(time.Millisecond))
+	if os.Getenv("ACBRIDGE_VM_SHELL") != "" {
+		// By hand (docs/vm.md): the guest stays up until the test's
+		// -timeout or an interrupt.
+		if os.Getenv("ACBRIDGE_VM_SHELL") == "card" {
+			r.card.Insert(canary1)
+		}
+		fmt.Fprintf(os.Stderr, "guest shell: nc %s\n", strings.Replace(r.vm.Shell, ":", " ", 1))
+		sig := make(chan os.Signal, 1)
+		signal.Notify(sig, os.Interrupt)
+		<-sig
+		t.SkipNow()
+	}
+	return r
+}
+
+func goBuild(t *testing.T, root, out, pkg string, cgo bool) {
+	t.Helper()
+	cmd := exec.Command("go", "build", "-o", out, pkg)
+	cmd.Dir = root
+	cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod")
+	if !cgo {
+		cmd.Env = append(cmd.Env, "CGO_ENABLED=0")
+	}
+	if msg, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go build %s: %v\n%s", pkg, err, msg)
+	}
+}
+
+// run runs argv in the guest and fails t unless it exits 0.
+func (r *rig) run(t *testing.T, timeout time.Duration, argv ...string) Reply {
+	t.Helper()
+	rep, err := r.vm.Run(context.Background(), timeout, argv...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Code != 0 {
+		t.Fatalf("guest %q: exit %d\nstdout:\n%s\nstderr:\n%s", argv, rep.Code, rep.Stdout, rep.Stderr)
+	}
+	return rep
+}
+
+// sh runs a shell command line in the guest.
+func (r *rig) sh(t *testing.T, timeout time.Duration, script string) Reply {
+	t.Helper()
+	return r.run(t, timeout, "sh", "-c", script)
+}
