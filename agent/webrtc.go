@@ -149,7 +149,7 @@ func (a *Agent) serveSDP(w http.ResponseWriter, r *http.Request) {
 	}
 	sid := r.Header.Get(SessionIDHeader)
 	if !rtcpeer.ValidSessionID(sid) {
-		http.Error(w, "send an AgentCall-Session-ID header of 1 to 128 printable ASCII characters", http.StatusBadRequest)
+		http.Error(w, "send an AgentCall-Session-ID header naming the session", http.StatusBadRequest)
 		return
 	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, protocol.MaxSDPBytes))
