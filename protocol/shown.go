@@ -28,9 +28,10 @@ func Shorten(s string, n int) (string, bool) {
 
 // ForLog renders an opaque peer value for a log line or a status text: as it
 // is when it is at most n printable ASCII characters, else its first n
-// characters Go-escaped to printable ASCII (a newline becomes \n, a control
-// or non-ASCII character its escape) with "…" when it was cut. A value
-// rendered so can forge no log line and no terminal control.
+// characters Go-escaped where they are not graphic (a newline becomes \n,
+// a control, format or invalid character its escape), with "…" when it was
+// cut. A value rendered so can forge no log line, no terminal control and
+// no reordering of the text around it.
 func ForLog(s string, n int) string {
 	if len(s) <= n && printable(s) {
 		return s
@@ -39,7 +40,7 @@ func ForLog(s string, n int) string {
 	if more {
 		cut = strings.TrimSuffix(cut, "…")
 	}
-	q := strconv.QuoteToASCII(cut)
+	q := strconv.QuoteToGraphic(cut)
 	q = q[1 : len(q)-1]
 	if more {
 		q += "…"
