@@ -12,8 +12,8 @@ package agent
 // # SDP endpoint
 //
 // POST /agui with Content-Type application/sdp, an AgentCall-Session-ID
-// header (1 to 128 printable ASCII characters) and the bearer token when
-// one is configured. The offer must carry every candidate (no trickle) and
+// header (any non-empty HTTP field value, rtcpeer.ValidSessionID) and the
+// bearer token when one is configured. The offer must carry every candidate (no trickle) and
 // exactly one sendrecv audio section offering opus/48000/2 and one data
 // channel section; nothing else. Answers:
 //

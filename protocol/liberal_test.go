@@ -177,3 +177,18 @@ func TestShorten(t *testing.T) {
 		t.Errorf("Shorten(äöüß, 2) = %q, %v", got, cut)
 	}
 }
+
+// The AgentCall params carry no length of acbridge's own: an AG-UI URL of
+// 3,000 characters is a valid card (the 256 KiB card bound holds).
+func TestCardAcceptsLongAGUIURL(t *testing.T) {
+	card := publicCard(t, "public")
+	agui := params(card)["agui"].(map[string]any)
+	agui["url"] = "https://agent.example/" + strings.Repeat("a", 3000)
+	c, err := ParseCard(mustJSON(t, card))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Params.AGUI.URL != agui["url"] {
+		t.Fatalf("url %q", c.Params.AGUI.URL)
+	}
+}
