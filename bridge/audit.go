@@ -10,8 +10,8 @@ import (
 // device: what kind, the objectRef or the image's digest, size and
 // dimensions, the request it answered (its interactionId escaped and cut:
 // the agent chose its length and characters), its turn and the agent's
-// origin, so an operator can answer "what did this kiosk send, and when". It never
-// carries a UID (the reader never hands one out) or image bytes.
+// origin, so an operator can answer "what did this kiosk send, and when".
+// It never carries a UID (the reader never hands one out) or image bytes.
 func (c *conv) auditSent(kind string, r collected, turn int64) {
 	attrs := []any{
 		slog.String("audit", "observation.sent"),
