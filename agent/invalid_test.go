@@ -56,7 +56,7 @@ func TestInvalidInputChangesNothing(t *testing.T) {
 	notJPEG := []byte("this is not a JPEG at all")
 	sum := sha256.Sum256(notJPEG)
 	badObject := object(ref("c"))
-	badObject.ObservationID = ""
+	badObject.Intent = "execute"
 
 	cases := []struct {
 		name string

@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"crypto/sha256"
 	"fmt"
 	"slices"
 	"strings"
@@ -60,14 +61,24 @@ type proposal struct {
 // Every method is called only after the message that triggers it passed
 // every protocol check, so rejected input never reaches it.
 type memory struct {
-	labels   map[string]string // exact objectRef → confirmed label
-	current  string            // objectRef of the last scanned object; "" before any scan
-	sighted  []string          // unknown refs scanned in this session, oldest first
+	labels   map[string]string // refKey of an exact objectRef → confirmed label
+	current  string            // refKey of the last scanned object; "" before any scan
+	sighted  []string          // refKeys of unknown refs scanned in this session, oldest first
 	proposal *proposal
 	hinted   bool // the confirm hint was given once; later proposals say less
 }
 
 func newMemory() *memory { return &memory{labels: map[string]string{}} }
+
+// refKey is what the memory keeps of an objectRef: its SHA-256, so that the
+// references a session remembers (up to MaxLabels + maxSighted + 2) take 32
+// bytes each whatever their length, which the contract leaves to the frame.
+// Equal digests are equal references: equality stays exact, never prefix,
+// fuzzy or folded.
+func refKey(ref string) string {
+	sum := sha256.Sum256([]byte(ref))
+	return string(sum[:])
+}
 
 // Label returns the confirmed label of ref, by exact equality only (spec:
 // never prefix, fuzzy, case-folded or embedding matches).
@@ -79,6 +90,7 @@ func (m *memory) label(ref string) (string, bool) {
 // observe records a scan of ref and returns the answer to it, and whether a
 // proposal for another object was dropped by it.
 func (m *memory) observe(ref string) (text string, invalidated bool) {
+	ref = refKey(ref)
 	if m.proposal != nil && m.proposal.ref != ref {
 		m.proposal, invalidated = nil, true
 	}

@@ -12,8 +12,8 @@ package agent
 // # SDP endpoint
 //
 // POST /agui with Content-Type application/sdp, an AgentCall-Session-ID
-// header (1 to 128 printable ASCII characters) and the bearer token when
-// one is configured. The offer must carry every candidate (no trickle) and
+// header (any non-empty HTTP field value, rtcpeer.ValidSessionID) and the
+// bearer token when one is configured. The offer must carry every candidate (no trickle) and
 // exactly one sendrecv audio section offering opus/48000/2 and one data
 // channel section; nothing else. Answers:
 //
@@ -149,7 +149,7 @@ func (a *Agent) serveSDP(w http.ResponseWriter, r *http.Request) {
 	}
 	sid := r.Header.Get(SessionIDHeader)
 	if !rtcpeer.ValidSessionID(sid) {
-		http.Error(w, "send an AgentCall-Session-ID header of 1 to 128 printable ASCII characters", http.StatusBadRequest)
+		http.Error(w, "send an AgentCall-Session-ID header naming the session", http.StatusBadRequest)
 		return
 	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, protocol.MaxSDPBytes))

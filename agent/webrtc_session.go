@@ -79,7 +79,7 @@ func (a *Agent) newRTCSession(api *webrtc.API, sid, remote string) (*rtcSession,
 		s.teardown()
 		return nil, err
 	}
-	log.Info("agent: WebRTC offer accepted", "session", sid)
+	log.Info("agent: WebRTC offer accepted", "session", protocol.ForLog(sid, 64))
 	pc.OnDataChannel(s.onDataChannel)
 	pc.OnTrack(s.onTrack)
 	return s, nil

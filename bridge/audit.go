@@ -2,13 +2,16 @@ package bridge
 
 import (
 	"log/slog"
+
+	"github.com/agentcall/acbridge/protocol"
 )
 
 // auditSent writes the privacy audit line for an observation that left the
 // device: what kind, the objectRef or the image's digest, size and
-// dimensions, the request it answered, its turn and the agent's origin, so
-// an operator can answer "what did this kiosk send, and when". It never
-// carries a UID (the reader never hands one out) or image bytes.
+// dimensions, the request it answered (its interactionId escaped and cut:
+// the agent chose its length and characters), its turn and the agent's
+// origin, so an operator can answer "what did this kiosk send, and when".
+// It never carries a UID (the reader never hands one out) or image bytes.
 func (c *conv) auditSent(kind string, r collected, turn int64) {
 	attrs := []any{
 		slog.String("audit", "observation.sent"),
@@ -20,7 +23,7 @@ func (c *conv) auditSent(kind string, r collected, turn int64) {
 		slog.String("intent", r.obs.Intent),
 	}
 	if r.interactionID != "" {
-		attrs = append(attrs, slog.String("interactionId", r.interactionID))
+		attrs = append(attrs, slog.String("interactionId", protocol.ForLog(r.interactionID, maxLoggedID)))
 	}
 	if o := r.obs.Object; o != nil {
 		attrs = append(attrs, slog.String("objectRef", o.ObjectRef), slog.String("payloadSha256", o.PayloadSHA256))

@@ -2,9 +2,11 @@ package bridge
 
 import (
 	"fmt"
+	"unicode/utf8"
 
 	"github.com/agentcall/acbridge/button"
 	"github.com/agentcall/acbridge/notice"
+	"github.com/agentcall/acbridge/protocol"
 )
 
 // printAndDisplay writes a notice's line to the terminal (Out) and sends
@@ -44,11 +46,16 @@ func (b *Bridge) displayOnly(n notice.Notice) {
 }
 
 // speak says text aloud, if local TTS is configured, cleaned like shown
-// text. Past the speech budget nothing is said and the session is to end
-// (the conv's fail).
-func (b *Bridge) speak(text string) error {
+// text and cut to maxSpokenText bytes (field names it in the debug line that
+// says it was cut). Past the speech budget nothing is said and the session
+// is to end (the conv's fail).
+func (b *Bridge) speak(field, text string) error {
 	if b.o.Speak == nil || text == "" {
 		return nil
+	}
+	if len(text) > maxSpokenText {
+		b.log.Debug("agent text shortened for speech", "field", field, "bytes", len(text), "spoken", maxSpokenText)
+		text = clipUTF8(text, maxSpokenText)
 	}
 	text = b.clean(text)
 	if !b.limits.speak(b.o.Now(), text) {
@@ -56,6 +63,25 @@ func (b *Bridge) speak(text string) error {
 	}
 	b.o.Speak(text)
 	return nil
+}
+
+// Agents choose the length of their prompts, failure codes and messages and
+// the characters of their interaction IDs (the contract bounds none of
+// them but by the frame); the kiosk chooses how much of them it shows or
+// logs.
+const (
+	maxShownPrompt = 1024 // characters of a prompt or a failure message on the screen
+	maxLoggedID    = 64   // characters of an interactionId or failure code in a log or on the screen
+)
+
+// shown returns s cut to n characters for the screen, saying so at debug
+// level when it was cut.
+func (b *Bridge) shown(field, s string, n int) string {
+	t, cut := protocol.Shorten(s, n)
+	if cut {
+		b.log.Debug("agent text shortened for the screen", "field", field, "chars", utf8.RuneCountInString(s), "shown", n)
+	}
+	return t
 }
 
 // clean is the one place the bridge makes text from the agent fit to show,

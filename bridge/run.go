@@ -43,7 +43,7 @@ func (c *conv) runCompleted() {
 		c.b.log.Info("agent answered", "deltas", c.run.deltas, "chars", c.run.chars)
 	}
 	if c.speakText && !c.run.spoke {
-		c.speak(c.run.text.String())
+		c.speak("text.delta text", c.run.text.String())
 	}
 	c.run.text.Reset()
 	c.run = runState{}

@@ -167,7 +167,7 @@ func (c *conv) event(ctx context.Context, env protocol.Envelope) {
 		b.printAndDisplay(notice.Notice{Kind: notice.AgentText, Text: e.Text})
 	case protocol.EventSpeechSegment:
 		if c.speakText {
-			c.speak(e.Text)
+			c.speak("speech.segment text", e.Text)
 			c.run.spoke = true
 		}
 	case protocol.EventRunCompleted:
@@ -175,12 +175,12 @@ func (c *conv) event(ctx context.Context, env protocol.Envelope) {
 		c.runCompleted()
 	case protocol.EventInteractionRequested:
 		mod, _ := protocol.KindModality(e.Kind)
-		b.printAndDisplay(notice.Notice{Kind: notice.Prompt, Text: e.Prompt, Control: controlFor(mod)})
-		b.log.Info("agent requests a collection", "kind", e.Kind, "interactionId", e.InteractionID)
+		b.printAndDisplay(notice.Notice{Kind: notice.Prompt, Text: b.shown("prompt", e.Prompt, maxShownPrompt), Control: controlFor(mod)})
+		b.log.Info("agent requests a collection", "kind", e.Kind, "interactionId", protocol.ForLog(e.InteractionID, maxLoggedID))
 		b.o.LED.Set(button.LightBlink)
-		c.speak(e.SpokenPrompt)
+		c.speak("spokenPrompt", e.SpokenPrompt)
 	case protocol.EventInteractionResolved:
-		b.log.Info("agent request resolved", "interactionId", e.InteractionID, "outcome", e.Outcome)
+		b.log.Info("agent request resolved", "interactionId", protocol.ForLog(e.InteractionID, maxLoggedID), "outcome", e.Outcome)
 		if e.Outcome == protocol.OutcomeCancelled {
 			b.printAndDisplay(notice.Notice{Kind: notice.Resolved, Text: "the agent's request was cancelled"})
 		} else {
@@ -191,15 +191,15 @@ func (c *conv) event(ctx context.Context, env protocol.Envelope) {
 		}
 	case protocol.EventFailure:
 		b.o.Metrics.failure(e.Code)
-		b.log.Warn("agent reported a failure", "code", e.Code)
-		b.printAndDisplay(notice.Notice{Kind: notice.Failure, Text: e.Message, Code: e.Code})
+		b.log.Warn("agent reported a failure", "code", protocol.ForLog(e.Code, maxLoggedID))
+		b.printAndDisplay(notice.Notice{Kind: notice.Failure, Text: b.shown("failure message", e.Message, maxShownPrompt), Code: b.shown("failure code", e.Code, maxLoggedID)})
 	}
 }
 
 // speak says text through the bridge's speech budget; past it, the session
 // is to end.
-func (c *conv) speak(text string) {
-	if err := c.b.speak(text); err != nil && c.failed == nil {
+func (c *conv) speak(field, text string) {
+	if err := c.b.speak(field, text); err != nil && c.failed == nil {
 		c.failed = err
 	}
 }

@@ -134,8 +134,11 @@ func (s *Session) recv(ctx context.Context) (*protocol.Envelope, error) {
 	defer s.mu.Unlock()
 	if e := env.Event; e.Type == protocol.EventFailure && !s.st.Established() {
 		// The agent refused the session: its own code and message say why
-		// better than the ordering error this envelope would be.
-		return nil, fmt.Errorf("client: the agent refused the session: %w", &protocol.Error{Code: e.Code, Message: e.Message})
+		// better than the ordering error this envelope would be. Both are
+		// the agent's, of any length and characters: shortened and escaped
+		// for the status line and the log.
+		msg, _ := protocol.Shorten(e.Message, protocol.MaxMessageLen)
+		return nil, fmt.Errorf("client: the agent refused the session: %w", &protocol.Error{Code: protocol.ForLog(e.Code, 64), Message: msg})
 	}
 	if err := s.st.Server(env); err != nil {
 		return nil, err

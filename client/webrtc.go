@@ -105,7 +105,7 @@ func (o *WebRTCOptions) orDefault() (WebRTCOptions, error) {
 		return q, fmt.Errorf("client: WebRTCOptions.Sink needs NewDecoder to decode the agent's Opus (e.g. audio.NewDecoder)")
 	}
 	if !rtcpeer.ValidSessionID(q.SessionID) {
-		return q, fmt.Errorf("client: session id must be 1 to 128 printable ASCII characters without spaces")
+		return q, fmt.Errorf("client: session id must be a valid HTTP header value (no control characters, no space at either end)")
 	}
 	if q.ICEDisconnectedTimeout <= 0 {
 		q.ICEDisconnectedTimeout = DefaultICEDisconnectedTimeout

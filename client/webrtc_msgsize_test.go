@@ -82,13 +82,15 @@ func TestFramesBeyond64KiB(t *testing.T) {
 }
 
 // maxPhotoFrame is a user.observation whose image is at the base64 bound,
-// and identifiers at their longest.
+// with 128-character identifiers (the old bound; neither has one now, but
+// acbridge's own observationIds are short, and the interactionId is the
+// agent's own, echoed as it came).
 func maxPhotoFrame(t *testing.T) []byte {
 	t.Helper()
 	frame, err := protocol.MarshalClientMessage(&protocol.ClientMessage{
-		Type: protocol.TypeUserObservation, Turn: 1, InteractionID: strings.Repeat("i", protocol.MaxInteractionID),
+		Type: protocol.TypeUserObservation, Turn: 1, InteractionID: strings.Repeat("i", 128),
 		Observation: &protocol.Observation{
-			SchemaVersion: "0.1", ObservationID: strings.Repeat("o", protocol.MaxObservationID),
+			SchemaVersion: "0.1", ObservationID: strings.Repeat("o", 128),
 			CapturedAt: "2026-12-01T03:30:00.123456789+00:00", Intent: "identify",
 			Image: &protocol.Image{
 				MediaType: protocol.MediaTypeJPEG, DataBase64: strings.Repeat("A", 81920), ByteCount: protocol.MaxImageBytes,

@@ -69,19 +69,20 @@ func TestMissingClientCapabilitiesMeanNone(t *testing.T) {
 	wantCode(t, s.Server(&Envelope{Sequence: s.LastSequence() + 1, Event: Event{Type: EventInteractionRequested, InteractionID: "i", Kind: KindNFCScan}}), CodeInteractionForbidden)
 }
 
-// S15, S16: observationId is bounded correlation data (any characters, at
-// most acbridge's 128); capturedAt is RFC 3339 data.
+// S15, S16: observationId is bounded correlation data (any characters, any
+// length the frame carries: the contract fixes none); capturedAt is RFC 3339
+// data.
 func TestObservationIDAndCapturedAt(t *testing.T) {
 	obs := func(id, at string) string {
 		return `{"schemaVersion":"0.1","observationId":` + id + `,"capturedAt":` + at + `,"intent":"identify","object":{"objectRef":"urn:agentcall:object:x","carrier":"localTag","assurance":"unverifiedTag","payloadSha256":"` + strings.Repeat("0", 64) + `"}}`
 	}
-	for _, ok := range []string{obs(`"scan 1"`, `"2026-09-07T10:00:00Z"`), obs(`"écran-1"`, `"2026-09-07T10:00:00+02:00"`), obs(`"`+strings.Repeat("s", 128)+`"`, `"2026-09-07T10:00:00.5Z"`)} {
+	for _, ok := range []string{obs(`"scan 1"`, `"2026-09-07T10:00:00Z"`), obs(`"écran-1"`, `"2026-09-07T10:00:00+02:00"`), obs(`"`+strings.Repeat("s", 128)+`"`, `"2026-09-07T10:00:00.5Z"`),
+		obs(`""`, `"2026-09-07T10:00:00Z"`), obs(`"`+strings.Repeat("s", 129)+`"`, `"2026-09-07T10:00:00.123456789123456789123456789123456789123456789Z"`)} {
 		if _, err := CheckObservationJSON([]byte(ok), bothModalities); err != nil {
 			t.Errorf("%s: %v", ok, err)
 		}
 	}
-	for _, bad := range []string{obs(`""`, `"2026-09-07T10:00:00Z"`), obs(`"`+strings.Repeat("s", 129)+`"`, `"2026-09-07T10:00:00Z"`),
-		obs(`"a"`, `"yesterday"`), obs(`"a"`, `"2026-09-07 10:00"`), obs(`"a"`, `1757239200`)} {
+	for _, bad := range []string{obs(`"a"`, `"yesterday"`), obs(`"a"`, `"2026-09-07 10:00"`), obs(`"a"`, `1757239200`)} {
 		_, err := CheckObservationJSON([]byte(bad), bothModalities)
 		wantCode(t, err, CodeObservationSchema)
 	}

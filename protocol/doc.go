@@ -8,11 +8,13 @@
 //
 // The schemas under schemas/ are acbridge's reconstruction of the published
 // artifacts from the spec text and its fixtures. Where the spec states a
-// bound it is in the schema; where it leaves one open, the schema documents
-// our choice ("acbridge bound"): observationId and interactionId 128,
-// user text 16,384, prompts 1,024, failure code 64 and message 1,024
-// characters (docs/conformance.md lists them all, with the reason for
-// each). A2A base fields and foreign extensions carry no bound of ours.
+// bound it is in the schema. Where it only says "bounded" (prompts, failure
+// code and message, observationId) or says nothing (texts, identifiers,
+// context), the schema sets no bound of ours: the contract forbids tighter
+// bounds within 0.1, and the 128 KiB frame bounds every value. Receivers
+// shorten what they show (Shorten) or log (ForLog) instead.
+// docs/conformance.md lists the few bounds that remain, each with the
+// reason a correct peer never meets it.
 //
 // Parsers build their structs from exactly the value the schema validated
 // (decodeExact): a member whose key only case-folds to a field name is an

@@ -2,7 +2,6 @@ package protocol
 
 import (
 	"encoding/json"
-	"regexp"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -106,33 +105,30 @@ func TestExactKeysCard(t *testing.T) {
 func TestExactKeysPassport(t *testing.T) {
 	p, err := ParsePassport([]byte(`{"schemaVersion":"0.1","objectRef":"urn:agentcall:object:a","label":"A",` +
 		`"facts":[{"name":"n","value":"v","VALUE":"` + strings.Repeat("v", 5000) + `"}]}`))
-	if err == nil {
-		t.Fatalf("a fact member outside the projection was accepted: %+v", p)
+	if err != nil {
+		t.Fatal(err)
 	}
-	wantCode(t, err, CodePassportSchema)
+	if len(p.Facts) != 1 || p.Facts[0].Value != "v" {
+		t.Fatalf("an additive member folded onto a fact: %+v", p.Facts)
+	}
 }
 
 // The helpers below state the documented bounds independently of the
 // parsers' own checks: whatever a parser accepts must satisfy them.
-
-var failureCodeRE = regexp.MustCompile(`^[a-z][a-z0-9._-]{0,63}$`)
 
 func rn(s string) int { return utf8.RuneCountInString(s) }
 
 func checkEnvelopeBounds(t *testing.T, env *Envelope) {
 	t.Helper()
 	e := env.Event
-	ok := env.Sequence >= 1 && rn(e.Type) >= 1 && rn(e.Type) <= 64
+	ok := env.Sequence >= 1
 	switch e.Type {
-	case EventTextDelta, EventSpeechSegment:
-		ok = ok && rn(e.Text) <= 16384
+	case EventSpeechSegment:
+		ok = ok && e.Stable
 	case EventInteractionRequested:
-		ok = ok && (e.Kind == KindNFCScan || e.Kind == KindPhotoCapture) && rn(e.Prompt) <= 1024 && rn(e.SpokenPrompt) <= 1024 &&
-			len(e.InteractionID) >= 1 && len(e.InteractionID) <= 128 && !e.AllowsFreeform
+		ok = ok && (e.Kind == KindNFCScan || e.Kind == KindPhotoCapture) && e.InteractionID != "" && !e.AllowsFreeform
 	case EventInteractionResolved:
-		ok = ok && (e.Outcome == OutcomeAnswered || e.Outcome == OutcomeCancelled)
-	case EventFailure:
-		ok = ok && failureCodeRE.MatchString(e.Code) && rn(e.Message) <= 1024
+		ok = ok && e.InteractionID != "" && (e.Outcome == OutcomeAnswered || e.Outcome == OutcomeCancelled)
 	}
 	if !ok {
 		t.Fatalf("accepted envelope breaks a documented bound: %+v", env)
@@ -141,15 +137,15 @@ func checkEnvelopeBounds(t *testing.T, env *Envelope) {
 
 func checkClientBounds(t *testing.T, m *ClientMessage) {
 	t.Helper()
-	ok := len(m.Context) <= 16
+	ok := true
 	switch m.Type {
 	case TypeSessionStart:
 		mods := m.ClientCapabilities.Modalities()
-		ok = ok && len(m.SessionID) >= 1 && len(m.SessionID) <= 128 && len(mods) <= 2 && (len(mods) < 2 || mods[0] != mods[1])
+		ok = len(mods) <= 2 && (len(mods) < 2 || mods[0] != mods[1])
 	case TypeUserTurn:
-		ok = ok && m.Turn >= 1 && rn(m.Text) >= 1 && rn(m.Text) <= 16384
+		ok = m.Turn >= 1
 	case TypeUserObservation:
-		ok = ok && m.Turn >= 1 && m.Observation != nil && len(m.InteractionID) <= 128
+		ok = m.Turn >= 1 && m.Observation != nil
 		if ok {
 			checkObservationBounds(t, m.Observation)
 		}
@@ -168,9 +164,11 @@ func checkClientBounds(t *testing.T, m *ClientMessage) {
 
 func checkObservationBounds(t *testing.T, o *Observation) {
 	t.Helper()
-	ok := o.SchemaVersion == "0.1" && rn(o.ObservationID) >= 1 && rn(o.ObservationID) <= 128 && (o.Object != nil || o.Image != nil)
+	ok := o.SchemaVersion == "0.1" && (o.Object != nil || o.Image != nil)
 	if o.Object != nil {
-		ok = ok && len(o.Object.ObjectRef) <= 2048 && (strings.HasPrefix(o.Object.ObjectRef, ObjectRefPrefix) || strings.HasPrefix(o.Object.ObjectRef, "https://"))
+		ref := o.Object.ObjectRef
+		ok = ok && (strings.HasPrefix(ref, ObjectRefPrefix) || strings.HasPrefix(ref, "https://")) &&
+			!strings.ContainsFunc(ref, func(r rune) bool { return r <= ' ' || r >= 0x7f })
 	}
 	if im := o.Image; im != nil {
 		ok = ok && im.MediaType == "image/jpeg" && im.ByteCount >= 1 && im.ByteCount <= 61440 &&

@@ -22,22 +22,21 @@ const (
 // Intents lists the 0.1 intents in a stable order.
 var Intents = []string{IntentIdentify, IntentRemember, IntentInspect, IntentAct}
 
-// Bounds stated by the spec, and (marked "ours") bounds it leaves open.
+// Bounds stated by the spec. The strings a peer sends (texts, prompts,
+// identifiers, failure codes) have none of their own: a frame bounds them,
+// and what a receiver shows or speaks it shortens itself.
 const (
-	MaxCardBytes     = 256 << 10 // "Cards are at most 256 KiB"
-	MaxFrameBytes    = 128 << 10 // "each UTF-8 JSON frame is at most 128 KiB"
-	MaxSDPBytes      = 128 << 10 // SDP answer bound
-	MaxImageBytes    = 61440     // decoded JPEG bytes
-	MaxImagePixels   = 1024      // on either side
-	MaxObservationID = 128       // ours
-	MaxPromptLen     = 1024      // ours: interaction prompt / spokenPrompt
-	MaxTextLen       = 16 << 10  // ours: user.turn text and text.delta text
-	MaxLabelLen      = 256       // reference proof: label length
-	MaxInteractionID = 128       // ours
-	MaxSessionID     = 128       // ours
-	MaxFailureCode   = 64        // ours
-	MaxFailureMsg    = 1024      // ours
+	MaxCardBytes   = 256 << 10 // "Cards are at most 256 KiB"
+	MaxFrameBytes  = 128 << 10 // "each UTF-8 JSON frame is at most 128 KiB"
+	MaxSDPBytes    = 128 << 10 // SDP answer bound
+	MaxImageBytes  = 61440     // decoded JPEG bytes
+	MaxImagePixels = 1024      // on either side
+	MaxLabelLen    = 256       // reference proof: label length
 )
+
+// MaxTextLen is acbridge's bound on a line typed at its own terminal: what
+// this client sends, never a bound on what it receives.
+const MaxTextLen = 16 << 10
 
 // Observation is the 0.1 physical observation: an object (tag alias), an
 // image (bounded JPEG), or both.

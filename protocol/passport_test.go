@@ -1,6 +1,7 @@
 package protocol
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 )
@@ -24,8 +25,10 @@ func TestParsePassport(t *testing.T) {
 }
 
 // "The optional passport is a bounded reference projection, not private
-// history or credentials": members outside the projection are refused, and
-// the size bound applies before parsing.
+// history or credentials", and "additive optional fields may be introduced
+// in 0.1": members outside the projection are accepted and dropped, so
+// that nothing in them is kept, shown or forwarded; the size bound applies
+// before parsing.
 func TestParsePassportProjection(t *testing.T) {
 	base := `{"schemaVersion":"0.1","objectRef":"urn:agentcall:object:abc","label":"Router"`
 	for _, extra := range []string{
@@ -34,8 +37,19 @@ func TestParsePassportProjection(t *testing.T) {
 		`,"facts":[{"name":"n","value":"v","secret":"s"}]}`,
 		`,"actions":[{"id":"a","title":"A","requiresConfirmation":true,"run":"rm -rf /"}]}`,
 	} {
-		_, err := ParsePassport([]byte(base + extra))
-		wantCode(t, err, CodePassportSchema)
+		p, err := ParsePassport([]byte(base + extra))
+		if err != nil {
+			t.Fatalf("%s: %v", extra, err)
+		}
+		b, err := json.Marshal(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, kept := range []string{"credentials", "hunter2", "history", "opened", "secret", "rm -rf"} {
+			if strings.Contains(string(b), kept) {
+				t.Errorf("%s: the parsed passport keeps %q: %s", extra, kept, b)
+			}
+		}
 	}
 	huge := []byte(base + `,"description":"` + strings.Repeat("x", 1<<20) + `"}`)
 	_, err := ParsePassport(huge)

@@ -2,11 +2,13 @@ package rtcpeer
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/agentcall/acbridge/protocol"
 	"github.com/pion/ice/v4"
 	"github.com/pion/interceptor"
 	"github.com/pion/webrtc/v4"
+	"golang.org/x/net/http/httpguts"
 )
 
 // The SDP exchange's names (spec "WebSocket and WebRTC"): the offer is
@@ -91,17 +93,12 @@ func DrainRTCP(s *webrtc.RTPSender) {
 	}
 }
 
-// ValidSessionID applies the ws-client schema's sessionId bound (1 to 128
-// printable ASCII characters, no spaces) to the AgentCall-Session-ID
-// header, which names the same session.
+// ValidSessionID reports whether s can be sent as the AgentCall-Session-ID
+// header unchanged. The contract bounds a sessionId by nothing but the frame
+// it travels in; a header value has HTTP's own rules (RFC 9110 field-value:
+// no controls, and no whitespace at either end, which a receiver strips) and
+// the HTTP server's bound on header bytes, and must not be empty (an
+// empty header is no header).
 func ValidSessionID(s string) bool {
-	if len(s) == 0 || len(s) > 128 {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if s[i] < 0x21 || s[i] > 0x7e {
-			return false
-		}
-	}
-	return true
+	return s != "" && strings.Trim(s, " \t") == s && httpguts.ValidHeaderFieldValue(s)
 }

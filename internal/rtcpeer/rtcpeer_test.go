@@ -12,13 +12,16 @@ import (
 
 func TestValidSessionID(t *testing.T) {
 	for s, want := range map[string]bool{
-		"a":                      true,
-		strings.Repeat("x", 128): true,
-		"":                       false,
-		strings.Repeat("x", 129): false,
-		"has space":              false,
-		"tab\t":                  false,
-		"é":                      false,
+		"a":                       true,
+		strings.Repeat("x", 128):  true,
+		strings.Repeat("x", 4000): true,
+		"has space":               true,
+		"é":                       true,
+		"":                        false,
+		"tab\t":                   false,
+		" lead":                   false,
+		"line\nbreak":             false,
+		"nul\x00":                 false,
 	} {
 		if got := ValidSessionID(s); got != want {
 			t.Errorf("%q: %v", s, got)
