@@ -7,6 +7,7 @@ import (
 
 	"github.com/agentcall/acbridge/client"
 	"github.com/agentcall/acbridge/conformance"
+	"github.com/agentcall/acbridge/internal/rtcpeer"
 	"github.com/agentcall/acbridge/keystore"
 )
 
@@ -84,9 +85,11 @@ func Replay(ctx context.Context, e *Env, args []string) int {
 
 // dialReplay opens the card's transport. Over WebRTC the offer's
 // AgentCall-Session-ID is the trace's session id, the one its
-// session.start carries, as the bridge keeps the two equal.
+// session.start carries, as the bridge keeps the two equal; a trace's id
+// that cannot be a header value (the contract does not bound its
+// characters) leaves the header a random one.
 func dialReplay(ctx context.Context, ag *client.Discovered, sessionID string) (client.Transport, error) {
-	if ag.Card.Params.AGUI.Transport != "webrtc" || sessionID == "" {
+	if ag.Card.Params.AGUI.Transport != "webrtc" || !rtcpeer.ValidSessionID(sessionID) {
 		return ag.Dial(ctx)
 	}
 	t, err := ag.DialWebRTC(ctx, &client.WebRTCOptions{SessionID: sessionID})
