@@ -22,8 +22,8 @@ func Replay(ctx context.Context, e *Env, args []string) int {
 	insecure := fs.Bool("allow-insecure-local", false, "local-development policy: allow http/ws and loopback addresses (loopback only)")
 	tokenFile := fs.String("token-file", "", "bearer token `file` (mode 0600), sent only to the card's own origin")
 	strict := fs.Bool("strict", false, "compare every envelope with the trace's in lockstep (types, sequences, members) instead of by the contract's equivalences, and report the first difference")
-	strictText := fs.Bool("strict-text", false, "also compare the agent's texts with the trace's (by default: each text's concatenation over its text.delta events)")
-	asJSON := fs.Bool("json", false, "print the report as JSON")
+	strictText := fs.Bool("strict-text", false, "also compare the agent's texts with the trace's: each text's concatenation over its text.delta events (with --strict: each text.delta and speech.segment)")
+	asJSON := fs.Bool("json", false, "print the report as JSON, with each tolerance the contract mode applied ({step, tolerance, detail, count})")
 	if code, ok := ParseFlags(e, fs, args); !ok {
 		return code
 	}
