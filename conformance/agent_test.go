@@ -12,8 +12,9 @@ import (
 )
 
 // replayReference serves a reference agent with opts over a real WebSocket
-// on loopback and replays the walkthrough, texts included, against it.
-func replayReference(t *testing.T, opts agent.Options) (*protocol.Card, *conformance.ReplayReport) {
+// on loopback and replays the walkthrough, texts included, against it, in
+// lockstep when strict.
+func replayReference(t *testing.T, opts agent.Options, strict bool) (*protocol.Card, *conformance.ReplayReport) {
 	t.Helper()
 	opts.Physical = true
 	a, err := agent.New(&opts)
@@ -31,14 +32,17 @@ func replayReference(t *testing.T, opts agent.Options) (*protocol.Card, *conform
 	if err != nil {
 		t.Fatal(err)
 	}
-	return ag.Card, conformance.Replay(ctx, tr, ag.Card, conformance.ReferenceWalkthrough(), &conformance.ReplayOptions{StrictText: true})
+	return ag.Card, conformance.Replay(ctx, tr, ag.Card, conformance.ReferenceWalkthrough(), &conformance.ReplayOptions{Strict: strict, StrictText: true})
 }
 
 // The walkthrough replays clean, texts included (the reference agent's:
-// every proposal names its label), against the reference agent.
+// every proposal names its label), against the reference agent, in both
+// modes, and the contract mode has nothing to tolerate.
 func TestReplayAgainstReferenceAgent(t *testing.T) {
-	if _, r := replayReference(t, agent.Options{}); !r.Passed {
-		t.Fatalf("diverged: %v", r.Divergence)
+	for _, strict := range []bool{false, true} {
+		if _, r := replayReference(t, agent.Options{}, strict); !r.Passed || len(r.Tolerances) != 0 {
+			t.Fatalf("strict %v: diverged: %v; tolerated %+v", strict, r.Divergence, r.Tolerances)
+		}
 	}
 }
 
@@ -46,7 +50,7 @@ func TestReplayAgainstReferenceAgent(t *testing.T) {
 // observation bytes: the same walkthrough, byte for byte, replays against
 // a reference agent that declares the legacy identifier.
 func TestReplayAgainstLegacyReferenceAgent(t *testing.T) {
-	card, r := replayReference(t, agent.Options{LegacyURI: true})
+	card, r := replayReference(t, agent.Options{LegacyURI: true}, false)
 	if !card.Legacy {
 		t.Fatalf("card declares %s", card.URI)
 	}

@@ -61,7 +61,7 @@ func TestWalkthroughCardRule(t *testing.T) {
 	if err != nil || under != "card public" {
 		t.Fatalf("TraceConfig: %q %v; want the public card", under, err)
 	}
-	if r := Run(f); !r.OK() {
+	if r := Run(f, nil); !r.OK() {
 		t.Fatalf("a photo-only first card failed the walkthrough: %+v", r.Cases)
 	}
 
@@ -72,7 +72,7 @@ func TestWalkthroughCardRule(t *testing.T) {
 	if _, under, _ := f.TraceConfig(); !strings.Contains(under, "session.start offers") {
 		t.Fatalf("fallback: %q", under)
 	}
-	if r := Run(f); !r.OK() {
+	if r := Run(f, nil); !r.OK() {
 		t.Fatalf("fallback failed: %+v", r.Cases)
 	}
 
@@ -82,7 +82,7 @@ func TestWalkthroughCardRule(t *testing.T) {
 		m["cards"] = []any{map[string]any{"name": "photo only", "valid": true, "card": photoOnly(t)}}
 		m["walkthroughCard"] = "photo only"
 	})
-	r := Run(f)
+	r := Run(f, nil)
 	last := r.Cases[len(r.Cases)-1]
 	if last.Pass || !strings.Contains(last.Detail, "observation.negotiation") || !strings.Contains(last.Detail, "card photo only") {
 		t.Fatalf("named photo-only card: %+v", last)
@@ -101,7 +101,7 @@ func TestResumeWithoutReplayFlagged(t *testing.T) {
 	f := withCards(t, func(m map[string]any) {
 		m["cards"] = []any{map[string]any{"name": "resume only", "valid": true, "card": c}}
 	})
-	r := Run(f)
+	r := Run(f, nil)
 	if r.OK() || r.Cases[0].Pass || len(r.Cases[0].Got.Errors) != 1 || r.Cases[0].Got.Errors[0] != "card.session" {
 		t.Fatalf("resume without replay: %+v", r.Cases[0])
 	}

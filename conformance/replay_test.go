@@ -7,8 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/agentcall/acbridge/client"
-	"github.com/agentcall/acbridge/client/clienttest"
 	"github.com/agentcall/acbridge/conformance"
 	"github.com/agentcall/acbridge/protocol"
 )
@@ -22,31 +20,24 @@ func publicSteps(t *testing.T) []conformance.Step {
 	return steps
 }
 
-// replayAgainst plays served as the agent's side and replays want against it.
-func replayAgainst(t *testing.T, served, want []conformance.Step, strict bool) *conformance.ReplayReport {
+// replayAgainst plays served as the agent's side over a WebSocket and
+// replays want against it.
+func replayAgainst(t *testing.T, served, want []conformance.Step, strictText bool) *conformance.ReplayReport {
 	t.Helper()
-	script := make([]clienttest.Step, len(served))
-	for i, s := range served {
-		script[i] = clienttest.Step(s)
-	}
-	srv := clienttest.NewServer(t, clienttest.PlayServerSide(&lenient{t}, script))
-	ctx := context.Background()
-	ag, err := client.Discover(ctx, srv.Base(), "", srv.Policy())
-	if err != nil {
-		t.Fatal(err)
-	}
-	tr, err := ag.Dial(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return conformance.Replay(ctx, tr, ag.Card, want, &conformance.ReplayOptions{StrictText: strict})
+	return replayOver(t, "websocket", served, want, conformance.ReplayOptions{StrictText: strictText})
 }
 
-// lenient lets the scripted agent see unexpected client messages without
-// failing the test: the replay report is what these tests check.
-type lenient struct{ *testing.T }
-
-func (l *lenient) Errorf(string, ...any) {}
+// findStep is the index of the first step whose message has sub.
+func findStep(t *testing.T, steps []conformance.Step, sub string) int {
+	t.Helper()
+	for i, s := range steps {
+		if strings.Contains(string(s.Message), sub) {
+			return i
+		}
+	}
+	t.Fatalf("no step has %q", sub)
+	return -1
+}
 
 func edit(t *testing.T, steps []conformance.Step, i int, from, to string) []conformance.Step {
 	t.Helper()
@@ -83,15 +74,7 @@ func TestReplayTreatsInteractionIDsAsOpaque(t *testing.T) {
 
 func TestReplayReportsFirstDivergence(t *testing.T) {
 	steps := publicSteps(t)
-	find := func(sub string) int {
-		for i, s := range steps {
-			if strings.Contains(string(s.Message), sub) {
-				return i
-			}
-		}
-		t.Fatalf("no step has %q", sub)
-		return -1
-	}
+	find := func(sub string) int { return findStep(t, steps, sub) }
 	cases := []struct {
 		name      string
 		step      int
@@ -162,5 +145,31 @@ func TestReplayAcceptsSequenceGaps(t *testing.T) {
 	}
 	if err := conformance.CheckTrace(gapped, protocol.SessionConfig{Accepted: both, AgentRequests: both}); err != nil {
 		t.Fatalf("CheckTrace refused gaps: %v", err)
+	}
+}
+
+// A trace's client input beyond acbridge's own bounds is sent as it is by
+// default (and named); --strict refuses the trace's message.
+func TestReplaySendsClientInputBeyondAcbridgeBounds(t *testing.T) {
+	public := publicSteps(t)
+	long := strings.Repeat("ü", 17000) // acbridge: 16,384 characters
+	trace := edit(t, edit(t, public, 0, `"proof-1"`, `"proof 1"`), 6, `teach object Workshop router`, long)
+	received := make(chan []byte, len(public))
+	tr, ag := dialAgent(t, "websocket", public, received)
+	r := conformance.Replay(context.Background(), tr, ag.Card, trace, nil)
+	if !r.Passed || len(r.Tolerances) != 2 || r.Tolerances[0].Tolerance != conformance.TolClientBound ||
+		!strings.Contains(r.Tolerances[0].Detail, "sessionId") || !strings.Contains(r.Tolerances[1].Detail, "text") {
+		t.Fatalf("%v %+v", r.Divergence, r.Tolerances)
+	}
+	var first, turn protocol.ClientMessage
+	json.Unmarshal(<-received, &first)
+	<-received
+	json.Unmarshal(<-received, &turn)
+	if first.SessionID != "proof 1" || turn.Text != long {
+		t.Fatalf("sent sessionId %q and a text of %d characters", first.SessionID, len([]rune(turn.Text)))
+	}
+	r = replayOver(t, "websocket", public, trace, conformance.ReplayOptions{Strict: true})
+	if r.Passed || r.Divergence.Step != 1 || r.Divergence.Got != "trace message rejected" {
+		t.Fatalf("strict: %v", r.Divergence)
 	}
 }

@@ -1,7 +1,6 @@
 package conformance
 
 import (
-	"fmt"
 	"slices"
 
 	"github.com/agentcall/acbridge/protocol"
@@ -29,6 +28,8 @@ type Case struct {
 	Pass     bool    `json:"pass"`
 	// Detail says where a trace diverged; empty otherwise.
 	Detail string `json:"detail,omitempty"`
+	// Tolerances lists what the default mode tolerated in a trace.
+	Tolerances []Tolerance `json:"tolerances,omitempty"`
 }
 
 // Report is the result of a whole fixture file.
@@ -56,8 +57,14 @@ func (r *Report) add(c Case) {
 	}
 }
 
+// RunOptions configures Run; nil means the default mode.
+type RunOptions struct {
+	// Strict checks the walkthrough as CheckTraceReport's strict mode.
+	Strict bool
+}
+
 // Run checks every case of f.
-func Run(f *Fixtures) *Report {
+func Run(f *Fixtures, o *RunOptions) *Report {
 	r := &Report{Cases: []Case{}}
 	for _, c := range f.Cards {
 		_, err := protocol.ParseCard(c.Card)
@@ -74,11 +81,12 @@ func Run(f *Fixtures) *Report {
 	}
 	if len(f.Walkthrough) > 0 {
 		cfg, under, err := f.TraceConfig()
+		var tol []Tolerance
 		if err == nil {
-			err = CheckTrace(f.Walkthrough, cfg)
+			tol, err = CheckTraceReport(f.Walkthrough, cfg, &TraceOptions{Strict: o != nil && o.Strict})
 		}
 		got := Outcome{Valid: err == nil, Errors: protocol.Codes(traceCause(err))}
-		c := Case{Section: SectionWalkthrough, Name: "walkthrough", Expected: Outcome{Valid: true}, Got: got, Pass: err == nil}
+		c := Case{Section: SectionWalkthrough, Name: "walkthrough", Expected: Outcome{Valid: true}, Got: got, Pass: err == nil, Tolerances: tol}
 		if err != nil {
 			c.Detail = err.Error()
 			if under != "" {
@@ -95,61 +103,4 @@ func sameCodes(a, b []string) bool {
 	slices.Sort(a)
 	slices.Sort(b)
 	return slices.Equal(a, b)
-}
-
-// TraceError says at which step a trace first diverged from the rules.
-type TraceError struct {
-	Step      int // 0-based index into the trace
-	Direction string
-	Err       error
-}
-
-func (e *TraceError) Error() string {
-	return fmt.Sprintf("step %d (%s): %v", e.Step+1, e.Direction, e.Err)
-}
-
-func (e *TraceError) Unwrap() error { return e.Err }
-
-func traceCause(err error) error {
-	if te, ok := err.(*TraceError); ok {
-		return te.Err
-	}
-	return err
-}
-
-// CheckTrace checks a recorded walkthrough for its own consistency: every
-// client message and server envelope schema-valid, and the sequence of both
-// directions valid under protocol.Session (first message session.start,
-// sequences strictly increasing, turns strictly increasing, each request
-// answered or cancelled once). The trace must end with no run active and no
-// request pending.
-func CheckTrace(steps []Step, cfg protocol.SessionConfig) error {
-	s := protocol.NewSession(cfg)
-	for i, st := range steps {
-		var err error
-		switch st.Direction {
-		case "client":
-			var m *protocol.ClientMessage
-			if m, err = protocol.ParseClientMessage(st.Message); err == nil {
-				err = s.Client(m)
-			}
-		case "server":
-			var env *protocol.Envelope
-			if env, err = protocol.ParseEnvelope(st.Message); err == nil {
-				err = s.Server(env)
-			}
-		default:
-			err = &protocol.Error{Code: "trace.direction", Message: "direction must be client or server"}
-		}
-		if err != nil {
-			return &TraceError{Step: i, Direction: st.Direction, Err: err}
-		}
-	}
-	if !s.Started() {
-		return &TraceError{Step: 0, Direction: "client", Err: &protocol.Error{Code: protocol.CodeSessionOrder, Message: "the trace never starts a session"}}
-	}
-	if _, pending := s.Pending(); pending || s.RunActive() {
-		return &TraceError{Step: len(steps) - 1, Direction: "end", Err: &protocol.Error{Code: protocol.CodeRunOrder, Message: "the trace ends with a run active or a request pending"}}
-	}
-	return nil
 }

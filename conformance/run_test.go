@@ -9,7 +9,7 @@ func TestPublicFixturesPass(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := Run(f)
+	r := Run(f, nil)
 	for _, c := range r.Cases {
 		if !c.Pass {
 			t.Errorf("%s/%s: expected %+v, got %+v %s", c.Section, c.Name, c.Expected, c.Got, c.Detail)

@@ -23,6 +23,10 @@ func TestAgentCommandWebRTCReplay(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "conforms over webrtc: 69 of 69 steps matched") {
 		t.Fatalf("exit %d\n%s%s\nagent:\n%s", code, out, errs, p.log())
 	}
+	code, out, errs = run(t, "replay", "--agent", p.url, "--allow-insecure-local", "--strict", "--strict-text", "--trace", referenceTraceFile(t))
+	if code != 0 || !strings.Contains(out, "conforms over webrtc: 69 of 69 steps matched (strict mode)") {
+		t.Fatalf("--strict: exit %d\n%s%s\nagent:\n%s", code, out, errs, p.log())
+	}
 	// Asking for the other transport is refused, naming the card's.
 	code, _, errs = run(t, "replay", "--agent", p.url, "--allow-insecure-local", "--transport", "websocket")
 	if code != 1 || !strings.Contains(errs, `offers transport "webrtc"`) {

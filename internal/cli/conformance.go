@@ -12,10 +12,12 @@ import (
 )
 
 // Conformance is "acbridge conformance": it checks a fixture file against
-// the contract and returns the exit status.
+// the contract and returns the exit status. The walkthrough is checked by
+// the contract's bounds and order unless --strict.
 func Conformance(_ context.Context, e *Env, args []string) int {
-	fs := NewFlagSet(e, "conformance", "[--fixtures FILE] [--json]")
+	fs := NewFlagSet(e, "conformance", "[--fixtures FILE] [--strict] [--json]")
 	path := fs.String("fixtures", "", "fixture `file` to check (default: the embedded public physical-conformance.json)")
+	strict := fs.Bool("strict", false, "check the walkthrough as acbridge's own client and agent carry it: acbridge's bounds on client input, no turn during a run, no run or request left open at the end")
 	asJSON := fs.Bool("json", false, "print a JSON report instead of one line per case")
 	if code, ok := ParseFlags(e, fs, args); !ok {
 		return code
@@ -29,7 +31,7 @@ func Conformance(_ context.Context, e *Env, args []string) int {
 		fmt.Fprintf(e.Stderr, "acbridge conformance: %v\n", err)
 		return 2
 	}
-	r := conformance.Run(f)
+	r := conformance.Run(f, &conformance.RunOptions{Strict: *strict})
 	if *asJSON {
 		enc := json.NewEncoder(e.Stdout)
 		enc.SetIndent("", "  ")
@@ -47,6 +49,9 @@ func Conformance(_ context.Context, e *Env, args []string) int {
 				fmt.Fprintf(e.Stdout, " (%s)", c.Detail)
 			}
 			fmt.Fprintln(e.Stdout)
+			for _, t := range c.Tolerances {
+				fmt.Fprintf(e.Stdout, "     tolerated at step %d (%s, %d×): %s\n", t.Step, t.Tolerance, t.Count, t.Detail)
+			}
 		}
 		fmt.Fprintf(e.Stdout, "conformance: %d passed, %d failed\n", r.Passed, r.Failed)
 	}

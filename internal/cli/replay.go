@@ -7,20 +7,23 @@ import (
 
 	"github.com/agentcall/acbridge/client"
 	"github.com/agentcall/acbridge/conformance"
+	"github.com/agentcall/acbridge/internal/rtcpeer"
 	"github.com/agentcall/acbridge/keystore"
 )
 
 // Replay is "acbridge replay": it plays a walkthrough trace against a live
-// agent and returns the exit status.
+// agent and returns the exit status. By default it judges the agent by the
+// contract and lists what it tolerated; --strict compares in lockstep.
 func Replay(ctx context.Context, e *Env, args []string) int {
-	fs := NewFlagSet(e, "replay", "--agent URL [--trace FILE] [--transport websocket|webrtc] [--allow-insecure-local] [--token-file FILE] [--strict-text] [--json]")
+	fs := NewFlagSet(e, "replay", "--agent URL [--trace FILE] [--transport websocket|webrtc] [--allow-insecure-local] [--token-file FILE] [--strict] [--strict-text] [--json]")
 	agentURL := fs.String("agent", "", "agent base `URL` (the card is fetched from URL/.well-known/agent-card.json)")
 	tracePath := fs.String("trace", "", "trace `file`: a fixture file's walkthrough or a JSON array of steps (default: the public walkthrough)")
 	transport := fs.String("transport", "", "require this transport: websocket or webrtc (default: what the card offers)")
 	insecure := fs.Bool("allow-insecure-local", false, "local-development policy: allow http/ws and loopback addresses (loopback only)")
 	tokenFile := fs.String("token-file", "", "bearer token `file` (mode 0600), sent only to the card's own origin")
-	strict := fs.Bool("strict-text", false, "also compare the agent's texts with the trace's")
-	asJSON := fs.Bool("json", false, "print the report as JSON")
+	strict := fs.Bool("strict", false, "compare every envelope with the trace's in lockstep (types, sequences, members) instead of by the contract's equivalences, and report the first difference")
+	strictText := fs.Bool("strict-text", false, "also compare the agent's texts with the trace's: each text's concatenation over its text.delta events (with --strict: each text.delta and speech.segment)")
+	asJSON := fs.Bool("json", false, "print the report as JSON, with each tolerance the contract mode applied ({step, tolerance, detail, count})")
 	if code, ok := ParseFlags(e, fs, args); !ok {
 		return code
 	}
@@ -62,7 +65,7 @@ func Replay(ctx context.Context, e *Env, args []string) int {
 		fmt.Fprintf(e.Stderr, "acbridge replay: %v\n", err)
 		return 1
 	}
-	r := conformance.Replay(ctx, t, ag.Card, steps, &conformance.ReplayOptions{StrictText: *strict})
+	r := conformance.Replay(ctx, t, ag.Card, steps, &conformance.ReplayOptions{Strict: *strict, StrictText: *strictText})
 	if *asJSON {
 		enc := json.NewEncoder(e.Stdout)
 		enc.SetIndent("", "  ")
@@ -71,10 +74,8 @@ func Replay(ctx context.Context, e *Env, args []string) int {
 			Transport string `json:"transport"`
 			*conformance.ReplayReport
 		}{ag.Origin, ag.Card.Params.AGUI.Transport, r})
-	} else if r.Passed {
-		fmt.Fprintf(e.Stdout, "replay: %s conforms over %s: %d of %d steps matched\n", ag.Origin, ag.Card.Params.AGUI.Transport, r.Checked, r.Steps)
 	} else {
-		fmt.Fprintf(e.Stdout, "replay: %s diverged at %s\nreplay: %d of %d steps matched before that\n", ag.Origin, r.Divergence, r.Checked, r.Steps)
+		printReplay(e, ag, r)
 	}
 	if !r.Passed {
 		return 1
@@ -84,9 +85,11 @@ func Replay(ctx context.Context, e *Env, args []string) int {
 
 // dialReplay opens the card's transport. Over WebRTC the offer's
 // AgentCall-Session-ID is the trace's session id, the one its
-// session.start carries, as the bridge keeps the two equal.
+// session.start carries, as the bridge keeps the two equal; a trace's id
+// that cannot be a header value (the contract does not bound its
+// characters) leaves the header a random one.
 func dialReplay(ctx context.Context, ag *client.Discovered, sessionID string) (client.Transport, error) {
-	if ag.Card.Params.AGUI.Transport != "webrtc" || sessionID == "" {
+	if ag.Card.Params.AGUI.Transport != "webrtc" || !rtcpeer.ValidSessionID(sessionID) {
 		return ag.Dial(ctx)
 	}
 	t, err := ag.DialWebRTC(ctx, &client.WebRTCOptions{SessionID: sessionID})
@@ -94,4 +97,18 @@ func dialReplay(ctx context.Context, ag *client.Discovered, sessionID string) (c
 		return nil, err // not a typed nil inside the interface
 	}
 	return t, nil
+}
+
+func printReplay(e *Env, ag *client.Discovered, r *conformance.ReplayReport) {
+	for _, t := range r.Tolerances {
+		fmt.Fprintf(e.Stdout, "replay: tolerated at step %d (%s, %d×): %s\n", t.Step, t.Tolerance, t.Count, t.Detail)
+	}
+	if r.TolerancesDropped > 0 {
+		fmt.Fprintf(e.Stdout, "replay: and %d more distinct tolerances\n", r.TolerancesDropped)
+	}
+	if r.Passed {
+		fmt.Fprintf(e.Stdout, "replay: %s conforms over %s: %d of %d steps matched (%s mode)\n", ag.Origin, ag.Card.Params.AGUI.Transport, r.Checked, r.Steps, r.Mode)
+		return
+	}
+	fmt.Fprintf(e.Stdout, "replay: %s diverged at %s\nreplay: %d of %d steps matched before that (%s mode)\n", ag.Origin, r.Divergence, r.Checked, r.Steps, r.Mode)
 }
