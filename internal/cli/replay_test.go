@@ -22,7 +22,7 @@ func TestDialReplaySessionIDHeader(t *testing.T) {
 		fake.Mux.ServeHTTP(w, r)
 	})
 	ag := fake.Discover(t)
-	for _, c := range []struct{ trace, header string }{{"proof-1", "proof-1"}, {"proof 1 ✓", ""}} {
+	for _, c := range []struct{ trace, header string }{{"proof-1", "proof-1"}, {"proof 1 ✓", "proof 1 ✓"}, {"proof\n1", ""}, {" proof-1", ""}} {
 		tr, err := dialReplay(context.Background(), ag, c.trace)
 		if err != nil {
 			t.Fatalf("%q: %v", c.trace, err)
