@@ -33,7 +33,8 @@ vet:
 # WebRTC interop, starts pcscd with the vpcd virtual reader itself (no
 # systemd), runs every Go test with services required (a missing service
 # fails the run instead of skipping tests), and last the cross-built
-# packages under emulation (test-cross, about 4 min warm, 13 min cold).
+# packages under emulation (test-cross, about 4 min warm, 13 min cold), after
+# the VM device tier (test-vm, about 1 min warm, 2-4 min cold).
 test: deps vet
 	scripts/check-unit.sh
 	$(GO) build -o $(BIN) ./cmd/acbridge
@@ -41,6 +42,7 @@ test: deps vet
 	scripts/pcscd.sh start
 	ACBRIDGE_REQUIRE_SERVICES=1 $(GO) test $(RACE) -count=1 -timeout 40m ./... ; \
 	  status=$$?; scripts/pcscd.sh stop || true; exit $$status
+	$(MAKE) --no-print-directory test-vm
 	$(MAKE) --no-print-directory test-cross
 
 bench:
