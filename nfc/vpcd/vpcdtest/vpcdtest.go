@@ -21,8 +21,16 @@ import (
 // Reader is the vpcd slot tests use; vpcd.DefaultAddr serves it.
 const Reader = vpcd.DefaultReader
 
-// lockPath is shared by all test processes on the machine.
-var lockPath = filepath.Join(os.TempDir(), "acbridge-vpcd.lock")
+// lockPath is shared by all test processes that use the same reader: the
+// system pcscd's, or the private one of a test run (scripts/pcscd.sh run),
+// whose tests wait for none but each other.
+var lockPath = func() string {
+	name := "acbridge-vpcd.lock"
+	if p := os.Getenv(vpcd.PortEnv); p != "" {
+		name = "acbridge-vpcd-" + p + ".lock"
+	}
+	return filepath.Join(os.TempDir(), name)
+}()
 
 // Require skips or fails t unless pcscd answers and lists the vpcd reader,
 // then holds the machine-wide vpcd lock until t ends.
@@ -84,9 +92,15 @@ func probe() error {
 	return nil
 }
 
-// PCSCDPid returns the pid of the running pcscd, 0 if none.
+// PCSCDPid returns the pid of the running pcscd, 0 if none. pcscd keeps its
+// pid file beside its socket; a private pcscd's socket directory is mounted
+// on /run/pcscd in its own mount namespace.
 func PCSCDPid() int {
-	b, err := os.ReadFile("/run/pcscd/pcscd.pid")
+	dir := "/run/pcscd"
+	if s := os.Getenv("PCSCLITE_CSOCK_NAME"); s != "" {
+		dir = filepath.Dir(s)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "pcscd.pid"))
 	if err != nil {
 		return 0
 	}
