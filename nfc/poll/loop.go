@@ -72,10 +72,10 @@ func (r *Reader) open(ctx context.Context) (Chip, error) {
 // sleep waits d, or until ctx is done (false) or wake fires (a nil wake
 // never does).
 func (r *Reader) sleep(ctx context.Context, d time.Duration, wake <-chan struct{}) bool {
-	t := r.clock.NewTimer(d)
+	t := time.NewTimer(d)
 	defer t.Stop()
 	select {
-	case <-t.C():
+	case <-t.C:
 	case <-wake:
 	case <-ctx.Done():
 		return false
@@ -122,7 +122,7 @@ func (r *Reader) serve(ctx context.Context, chip Chip, held *presence) (healthy 
 			continue
 		}
 		fieldOn = true
-		t0 := r.clock.Now()
+		t0 := time.Now()
 		pctx, cancel := context.WithTimeout(ctx, r.opts.Exchange)
 		uid, err := chip.Poll(pctx)
 		cancel()
@@ -157,7 +157,7 @@ func (r *Reader) exchange(ctx context.Context, f func(context.Context) error) er
 // identify turns a polled UID into the window's result, unless it is the tag
 // already delivered and still in the field.
 func (r *Reader) identify(w *window, uid []byte, polledAt time.Time, held *presence) {
-	now := r.clock.Now()
+	now := time.Now()
 	s := nfc.Scan{Reader: r.opts.Name, PresentAt: polledAt, ReadyAt: now, ReaderTime: now.Sub(polledAt)}
 	if polledAt.Before(w.at) {
 		s.PresentAt = w.at
