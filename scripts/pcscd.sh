@@ -20,8 +20,9 @@
 # starts pcscd, runs CMD and stops pcscd. pcscd runs in a mount namespace of
 # its own in which DIR is mounted on /run/pcscd, because pcscd 1.9.9 keeps
 # its pid file at that fixed path (a second pcscd would overwrite the system
-# one's), and reads DIR/reader.conf.d (--config), whose vpcd entry names the
-# port. libpcsclite clients (acbridge, pcsc_scan) follow PCSCLITE_CSOCK_NAME,
+# one's) and sees no USB driver there (the machine's USB readers stay the
+# system pcscd's), and reads DIR/reader.conf.d (--config), whose vpcd entry
+# names the port. libpcsclite clients (acbridge, pcsc_scan) follow PCSCLITE_CSOCK_NAME,
 # the virtual cards (package nfc/vpcd) follow ACBRIDGE_VPCD_PORT. With both
 # variables set, start/stop/kill/restart/status act on that private pcscd
 # instead of the system one: the tests restart theirs that way.
@@ -139,13 +140,20 @@ start() {
   # before `stop` does.
   if [ -n "$PRIVATE" ]; then
     $sudo mkdir -p "$RUN_DIR/reader.conf.d"
-    sed "s/0x8C7B/0x$VPCD_PORT_HEX/g" "$VPCD_CONF" | $sudo tee "$RUN_DIR/reader.conf.d/vpcd" >/dev/null
-    # --propagation private: the bind mount stays inside pcscd's namespace,
-    # which ends with pcscd. mkdir: pcscd creates /run/pcscd too when it
-    # first runs; an empty directory there changes nothing for the system one.
+    # The driver is copied beside the configuration because the drivers'
+    # directory is hidden below.
+    $sudo cp -L "$(sed -n 's/^LIBPATH[[:space:]]*//p' "$VPCD_CONF")" "$RUN_DIR/libifdvpcd.so"
+    sed -e "s/0x8C7B/0x$VPCD_PORT_HEX/g" -e "s|^LIBPATH.*|LIBPATH $RUN_DIR/libifdvpcd.so|" "$VPCD_CONF" |
+      $sudo tee "$RUN_DIR/reader.conf.d/vpcd" >/dev/null
+    # --propagation private: the mounts stay inside pcscd's namespace, which
+    # ends with pcscd. The empty drivers' directory keeps this pcscd off the
+    # machine's USB readers, which belong to the system pcscd. mkdir: pcscd
+    # creates /run/pcscd too when it first runs; an empty directory there
+    # changes nothing for the system one.
     $sudo mkdir -p /run/pcscd
     $sudo env -u PCSCLITE_CSOCK_NAME setsid unshare --mount --propagation private \
-      sh -c "mount --bind '$RUN_DIR' /run/pcscd && exec pcscd --foreground --config '$RUN_DIR/reader.conf.d'" \
+      sh -c "mount --bind '$RUN_DIR' /run/pcscd && mount -t tmpfs -o mode=755,size=64k none /usr/lib/pcsc/drivers &&
+        exec pcscd --foreground --config '$RUN_DIR/reader.conf.d'" \
       >>"$LOG" 2>&1 </dev/null &
     disown # `restart --kill` must not report the job it killed
   else
