@@ -163,6 +163,7 @@ func (r *Reader) identify(w *window, uid []byte, polledAt time.Time, held *prese
 		s.PresentAt = w.at
 	}
 	held.empty = 0
+	var next presence
 	switch {
 	case !validUIDLen(len(uid)):
 		if held.bad {
@@ -176,7 +177,7 @@ func (r *Reader) identify(w *window, uid []byte, polledAt time.Time, held *prese
 		if held.random {
 			return
 		}
-		*held = presence{random: true}
+		next = presence{random: true}
 		s.Unidentifiable = true
 		r.log.Info("nfc/poll: tag with a random UID (phone or emulated card): unidentifiable, not sent", "reader", r.opts.Name)
 	default:
@@ -184,23 +185,29 @@ func (r *Reader) identify(w *window, uid []byte, polledAt time.Time, held *prese
 		if held.ref == obj.ObjectRef {
 			return // left in the field since it was delivered
 		}
-		*held = presence{ref: obj.ObjectRef}
+		next = presence{ref: obj.ObjectRef}
 		s.Object = obj
 		r.log.Info("nfc/poll: tag read", "reader", r.opts.Name, "objectRef", obj.ObjectRef, "latency", s.ReadyAt.Sub(s.PresentAt))
 	}
-	r.deliver(w, s)
+	// Only a delivered tag counts as left in the field: one read as its
+	// window ended must be read again by the next window.
+	if r.deliver(w, s) {
+		*held = next
+	}
 }
 
-// deliver hands s to w and ends the window, if w is still the open one.
-func (r *Reader) deliver(w *window, s nfc.Scan) {
+// deliver hands s to w and ends the window, if w is still the open one, and
+// reports whether it did.
+func (r *Reader) deliver(w *window, s nfc.Scan) bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.win != w {
 		r.log.Info("nfc/poll: the armed window ended while the tag was read; result dropped")
-		return
+		return false
 	}
 	r.win = nil
 	w.results <- s // the window's first and only result: there is room
+	return true
 }
 
 func (r *Reader) unread(w *window, err error) {
