@@ -87,6 +87,9 @@ type Agent struct {
 	conns  int
 	msgs   [][]byte
 	done   []Conn
+	// changed is closed at the next upgrade, message or connection end, to
+	// wake Wait; nil until a Wait.
+	changed chan struct{}
 }
 
 // New returns an agent; o may be nil. An unknown Mode panics: a typo must
@@ -196,6 +199,7 @@ func (a *Agent) serveAGUI(w http.ResponseWriter, r *http.Request) {
 	a.conns++
 	st := &connState{start: a.now()}
 	a.live[nc] = st
+	a.changedLocked()
 	a.mu.Unlock()
 	a.serve(&wsConn{nc: nc, br: br}, st)
 	rec := st.snapshot(a.now())
@@ -203,6 +207,7 @@ func (a *Agent) serveAGUI(w http.ResponseWriter, r *http.Request) {
 	a.mu.Lock()
 	delete(a.live, nc)
 	a.done = append(a.done, rec)
+	a.changedLocked()
 	a.mu.Unlock()
 }
 
@@ -283,6 +288,7 @@ func (a *Agent) serve(c *wsConn, st *connState) {
 			}
 			a.mu.Lock()
 			a.msgs = append(a.msgs, m.payload)
+			a.changedLocked()
 			a.mu.Unlock()
 			select {
 			case msgs <- m.payload:
@@ -294,6 +300,35 @@ func (a *Agent) serve(c *wsConn, st *connState) {
 	s.run()
 	c.nc.Close()
 	<-readDone
+}
+
+// Wait blocks until cond reports true, asking again after each upgrade,
+// client message and connection end, or until ctx is done. cond may call
+// the Agent's methods.
+func (a *Agent) Wait(ctx context.Context, cond func() bool) error {
+	for {
+		a.mu.Lock()
+		if a.changed == nil {
+			a.changed = make(chan struct{})
+		}
+		ch := a.changed
+		a.mu.Unlock()
+		if cond() {
+			return nil
+		}
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}
+
+func (a *Agent) changedLocked() {
+	if a.changed != nil {
+		close(a.changed)
+		a.changed = nil
+	}
 }
 
 // Connections returns the number of WebSocket upgrades accepted so far.
