@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/agentcall/acbridge/internal/changed"
 	"github.com/agentcall/acbridge/protocol"
 )
 
@@ -87,9 +88,7 @@ type Agent struct {
 	conns  int
 	msgs   [][]byte
 	done   []Conn
-	// changed is closed at the next upgrade, message or connection end, to
-	// wake Wait; nil until a Wait.
-	changed chan struct{}
+	sig    changed.Signal // at each upgrade, message and connection end
 }
 
 // New returns an agent; o may be nil. An unknown Mode panics: a typo must
@@ -199,7 +198,7 @@ func (a *Agent) serveAGUI(w http.ResponseWriter, r *http.Request) {
 	a.conns++
 	st := &connState{start: a.now()}
 	a.live[nc] = st
-	a.changedLocked()
+	a.sig.Notify()
 	a.mu.Unlock()
 	a.serve(&wsConn{nc: nc, br: br}, st)
 	rec := st.snapshot(a.now())
@@ -207,7 +206,7 @@ func (a *Agent) serveAGUI(w http.ResponseWriter, r *http.Request) {
 	a.mu.Lock()
 	delete(a.live, nc)
 	a.done = append(a.done, rec)
-	a.changedLocked()
+	a.sig.Notify()
 	a.mu.Unlock()
 }
 
@@ -288,7 +287,7 @@ func (a *Agent) serve(c *wsConn, st *connState) {
 			}
 			a.mu.Lock()
 			a.msgs = append(a.msgs, m.payload)
-			a.changedLocked()
+			a.sig.Notify()
 			a.mu.Unlock()
 			select {
 			case msgs <- m.payload:
@@ -306,29 +305,7 @@ func (a *Agent) serve(c *wsConn, st *connState) {
 // client message and connection end, or until ctx is done. cond may call
 // the Agent's methods.
 func (a *Agent) Wait(ctx context.Context, cond func() bool) error {
-	for {
-		a.mu.Lock()
-		if a.changed == nil {
-			a.changed = make(chan struct{})
-		}
-		ch := a.changed
-		a.mu.Unlock()
-		if cond() {
-			return nil
-		}
-		select {
-		case <-ch:
-		case <-ctx.Done():
-			return ctx.Err()
-		}
-	}
-}
-
-func (a *Agent) changedLocked() {
-	if a.changed != nil {
-		close(a.changed)
-		a.changed = nil
-	}
+	return a.sig.Wait(ctx, cond)
 }
 
 // Connections returns the number of WebSocket upgrades accepted so far.

@@ -16,6 +16,8 @@ import (
 	"testing"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/agentcall/acbridge/internal/changed"
 )
 
 // Fault is a way the board misbehaves.
@@ -48,7 +50,7 @@ type Emulator struct {
 	faultN   int // answers left to spoil; negative: all
 	commands []byte
 	polls    int
-	changed  chan struct{} // closed after the next command handled; nil until Wait
+	changed  changed.Signal // after each command handled
 }
 
 // New starts an emulated board, asleep, field off, no tag. Close it.
@@ -108,32 +110,7 @@ func (e *Emulator) Polls() int {
 // Wait blocks until cond reports true, asking again after each command the
 // board handles, or until ctx is done. cond may call the Emulator's methods.
 func (e *Emulator) Wait(ctx context.Context, cond func() bool) error {
-	for {
-		e.mu.Lock()
-		if e.changed == nil {
-			e.changed = make(chan struct{})
-		}
-		ch := e.changed
-		e.mu.Unlock()
-		if cond() {
-			return nil
-		}
-		select {
-		case <-ch:
-		case <-ctx.Done():
-			return ctx.Err()
-		}
-	}
-}
-
-// handled wakes the waiters of Wait.
-func (e *Emulator) handled() {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if e.changed != nil {
-		close(e.changed)
-		e.changed = nil
-	}
+	return e.changed.Wait(ctx, cond)
 }
 
 // Commands returns the command codes received, in order.
@@ -196,7 +173,7 @@ func (e *Emulator) consume(in []byte) []byte {
 		}
 		if sum == 0 && len(data) >= 2 && data[0] == 0xD4 {
 			e.command(data[1], data[2:])
-			e.handled()
+			e.changed.Notify()
 		}
 		in = f[3+int(n):]
 	}
