@@ -81,7 +81,7 @@ install_pkgs() {
 
 # our_pid prints the pid of the pcscd this script started, if it still runs.
 our_pid() {
-  if [ -n "$PRIVATE" ]; then any_pid; return; fi # a private pcscd is always ours
+  if [ -n "$PRIVATE" ]; then any_pid; return $?; fi # a private one is always ours; $?: a bare return in a trap returns the exit status
   [ -r "$PIDFILE" ] || return 1
   local pid
   pid=$(cat "$PIDFILE")
@@ -199,6 +199,10 @@ run() {
   local dir port try status
   dir=$(mktemp -d /tmp/acbridge-pcscd.XXXXXX)
   chmod 755 "$dir"
+  # An interrupted run (Ctrl-C in make) leaves no pcscd behind.
+  PRIVATE_DIR=$dir
+  trap run_cleanup EXIT
+  trap 'exit 130' INT TERM
   export PCSCLITE_CSOCK_NAME=$dir/pcscd.comm
   for try in 1 2 3 4 5; do
     port=$((20000 + 2 * (RANDOM % 6000)))
@@ -216,10 +220,17 @@ run() {
   log "private pcscd: PCSCLITE_CSOCK_NAME=$PCSCLITE_CSOCK_NAME ACBRIDGE_VPCD_PORT=$ACBRIDGE_VPCD_PORT"
   status=0
   "$@" || status=$?
+  run_cleanup
+  trap - EXIT
+  return $status
+}
+
+run_cleanup() {
+  [ -n "${PRIVATE_DIR:-}" ] || return 0
   configure # the command may have restarted pcscd; stop the one now running
   stop_with TERM
-  rm -rf "$dir"
-  return $status
+  rm -rf "$PRIVATE_DIR"
+  PRIVATE_DIR=""
 }
 
 case "${1:-}" in
