@@ -2,6 +2,7 @@ package vpcdtest
 
 import (
 	"bytes"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -90,6 +91,52 @@ func probe() error {
 		return probeError("reader " + Reader + " not listed")
 	}
 	return nil
+}
+
+// WaitTagPresent waits up to timeout until pcscd reports a card on Reader
+// (want) or none, through a PC/SC context of its own: each
+// SCardGetStatusChange returns at the reader's next change. A pcscd that is
+// restarting is waited for.
+func WaitTagPresent(t testing.TB, want bool, timeout time.Duration) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	var err error
+	for time.Now().Before(deadline) {
+		var done bool
+		if done, err = waitPresence(want, deadline); done {
+			return
+		}
+		time.Sleep(50 * time.Millisecond) // pcscd (re)starting: a real process
+	}
+	t.Fatalf("tag presence did not become %v (%v)", want, err)
+}
+
+// waitPresence reports whether the presence became want before deadline; an
+// error means pcscd could not be asked.
+func waitPresence(want bool, deadline time.Time) (bool, error) {
+	ctx, err := scard.EstablishContext()
+	if err != nil {
+		return false, err
+	}
+	defer ctx.Release()
+	rs := []scard.ReaderState{{Reader: Reader, CurrentState: scard.StateUnaware}}
+	for {
+		left := time.Until(deadline)
+		if left <= 0 {
+			return false, nil
+		}
+		err := ctx.GetStatusChange(rs, left)
+		if errors.Is(err, scard.ErrTimeout) {
+			return false, nil
+		}
+		if err != nil {
+			return false, err
+		}
+		if rs[0].EventState&scard.StatePresent != 0 == want {
+			return true, nil
+		}
+		rs[0].CurrentState = rs[0].EventState &^ scard.StateChanged
+	}
 }
 
 // PCSCDPid returns the pid of the running pcscd, 0 if none. pcscd keeps its
