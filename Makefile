@@ -30,25 +30,24 @@ vet:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 
 # test installs what the tests need, checks the systemd unit, runs the
-# WebRTC interop, starts pcscd with the vpcd virtual reader itself (no
-# systemd), runs every Go test with services required (a missing service
-# fails the run instead of skipping tests), and last the cross-built
-# packages under emulation (test-cross, about 4 min warm, 13 min cold), after
-# the VM device tier (test-vm, about 1 min warm, 2-4 min cold).
+# WebRTC interop, runs every Go test beside a private pcscd with the vpcd
+# virtual reader (no systemd; its own socket and vpcd port, so that neither
+# `acbridge demo` nor another test run can touch the suite's reader:
+# scripts/pcscd.sh run) with services required (a missing service fails the
+# run instead of skipping tests), and last the cross-built packages under
+# emulation (test-cross, about 4 min warm, 13 min cold), after the VM device
+# tier (test-vm, about 1 min warm, 2-4 min cold).
 test: deps vet
 	scripts/check-unit.sh
 	$(GO) build -o $(BIN) ./cmd/acbridge
 	interop/run.sh $(BIN)
-	scripts/pcscd.sh start
-	ACBRIDGE_REQUIRE_SERVICES=1 $(GO) test $(RACE) -count=1 -timeout 40m ./... ; \
-	  status=$$?; scripts/pcscd.sh stop || true; exit $$status
+	scripts/pcscd.sh run env ACBRIDGE_REQUIRE_SERVICES=1 $(GO) test $(RACE) -count=1 -timeout 40m ./...
 	$(MAKE) --no-print-directory test-vm
 	$(MAKE) --no-print-directory test-cross
 
 bench:
 	scripts/install-deps.sh bench
-	scripts/pcscd.sh start
-	$(GO) test -run '^$$' -bench . -benchtime 200x ./...
+	scripts/pcscd.sh run $(GO) test -run '^$$' -bench . -benchtime 200x ./...
 
 clean:
 	rm -rf bin
@@ -61,7 +60,7 @@ SCREENSHOTS ?= bin/screenshots
 screenshots:
 	scripts/install-deps.sh test
 	rm -rf $(SCREENSHOTS) && mkdir -p $(SCREENSHOTS)
-	ACBRIDGE_SCREENSHOTS=$(abspath $(SCREENSHOTS)) ACBRIDGE_REQUIRE_SERVICES=1 \
+	scripts/pcscd.sh run env ACBRIDGE_SCREENSHOTS=$(abspath $(SCREENSHOTS)) ACBRIDGE_REQUIRE_SERVICES=1 \
 	  $(GO) test -count=1 -run '^TestBrowser' -v ./kiosk/
 	@echo "kiosk screenshots: $(abspath $(SCREENSHOTS))"
 

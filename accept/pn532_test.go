@@ -26,9 +26,9 @@ func (b boardTech) Do(_ context.Context, p accept.Prompt) <-chan struct{} {
 	case accept.ActTap:
 		go func() {
 			n := b.e.Polls()
-			for end := time.Now().Add(10 * time.Second); b.e.Polls() < n+5 && time.Now().Before(end); {
-				time.Sleep(10 * time.Millisecond)
-			}
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			b.e.Wait(ctx, func() bool { return b.e.Polls() >= n+5 }) // a timeout taps all the same
 			b.e.SetTag(boardTags[p.Tag-1])
 		}()
 	case accept.ActTapPhone:

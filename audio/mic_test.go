@@ -35,28 +35,51 @@ func countingMic(t *testing.T, opts audio.MicOptions) (*audio.Mic, *audiotest.Co
 }
 
 // readAll reads packets in a loop, as the WebRTC writer does, until ctx
-// ends or the Mic closes.
-func readAll(ctx context.Context, m *audio.Mic) (<-chan audio.Packet, func() []audio.Packet) {
-	ch := make(chan audio.Packet, 1000)
-	var wg sync.WaitGroup
-	wg.Add(1)
+// ends or the Mic closes. waitFor(n) waits until n packets were read or the
+// reading ended, and reports whether n were; collect returns them all once
+// the reading ended.
+func readAll(ctx context.Context, m *audio.Mic) (waitFor func(n int) bool, collect func() []audio.Packet) {
+	var (
+		mu      sync.Mutex
+		ps      []audio.Packet
+		changed = make(chan struct{}, 1)
+		done    = make(chan struct{})
+	)
 	go func() {
-		defer wg.Done()
-		defer close(ch)
+		defer close(done)
 		for {
 			p, err := m.ReadPacket(ctx)
 			if err != nil {
 				return
 			}
-			ch <- p
+			mu.Lock()
+			ps = append(ps, p)
+			mu.Unlock()
+			select {
+			case changed <- struct{}{}:
+			default:
+			}
 		}
 	}()
-	return ch, func() []audio.Packet {
-		wg.Wait()
-		var ps []audio.Packet
-		for p := range ch {
-			ps = append(ps, p)
+	count := func() int {
+		mu.Lock()
+		defer mu.Unlock()
+		return len(ps)
+	}
+	waitFor = func(n int) bool {
+		for count() < n {
+			select {
+			case <-changed:
+			case <-done:
+				return count() >= n
+			}
 		}
+		return true
+	}
+	return waitFor, func() []audio.Packet {
+		<-done
+		mu.Lock()
+		defer mu.Unlock()
 		return ps
 	}
 }
@@ -72,12 +95,15 @@ func TestMicTestToneOneSecond(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	_, collect := readAll(ctx, m)
+	waitFor, collect := readAll(ctx, m)
 
 	if err := m.Start(ctx); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(time.Second)
+	// A second of tone, however long the machine takes to deliver it.
+	if !waitFor(50) {
+		t.Fatalf("the capture ended before 50 packets: %+v", m.Stats())
+	}
 	if err := m.Stop(); err != nil {
 		t.Fatal(err)
 	}
@@ -87,8 +113,8 @@ func TestMicTestToneOneSecond(t *testing.T) {
 	m.Close()
 	packets := collect()
 
-	if len(packets) < 45 {
-		t.Fatalf("1 s of capture gave %d packets, want >= 45", len(packets))
+	if len(packets) < 50 {
+		t.Fatalf("1 s of capture gave %d packets, want >= 50", len(packets))
 	}
 	if st := m.Stats(); st.Packets != len(packets) || st.Dropped != 0 || st.Runs != 1 {
 		t.Errorf("stats %+v, reader got %d packets", st, len(packets))

@@ -3,7 +3,8 @@
 # over WebSocket (loopback), reader and camera configured, nothing
 # happening. Prints RSS after settling and CPU over a window (default 60 s).
 #
-#   bench/idle.sh [SECONDS]     (needs pcscd with vpcd: scripts/pcscd.sh start)
+#   bench/idle.sh [SECONDS]     (needs pcscd with vpcd: scripts/pcscd.sh start,
+#                               or a private one: scripts/pcscd.sh run bench/idle.sh)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 secs=${1:-60}

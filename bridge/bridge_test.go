@@ -305,8 +305,9 @@ func TestModalitiesFollowTheHardware(t *testing.T) {
 // answers with a voice that reaches the speaker.
 func TestPushToTalkOverWebRTC(t *testing.T) {
 	heard := make(chan agent.AudioTurn, 1)
+	packets := newHeardPackets()
 	r := newRig(t, func(r *rig) {
-		r.agentOpts = &agent.Options{Transport: "webrtc", OnAudioTurn: func(a agent.AudioTurn) { heard <- a }}
+		r.agentOpts = &agent.Options{Transport: "webrtc", OnAudioTurn: func(a agent.AudioTurn) { heard <- a }, OnAudioPacket: packets.packet}
 		mic, err := audio.NewMic(&audio.MicOptions{Device: audio.TestDevice})
 		if err != nil {
 			t.Fatal(err)
@@ -319,7 +320,7 @@ func TestPushToTalkOverWebRTC(t *testing.T) {
 	}
 	r.buttons.Press(button.Talk)
 	waitNotice(t, r.out, "listening", armedFor(button.Talk), 1)
-	time.Sleep(time.Second)
+	packets.wait(t, "about a second of speech", func(in, _ int) bool { return in >= 50 })
 	r.buttons.Release(button.Talk)
 	waitNotice(t, r.out, "the turn spoken", sentFrom(button.Talk), 1)
 	waitFor(t, r.out, "agent: Heard ", 1)

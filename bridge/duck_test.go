@@ -30,7 +30,7 @@ func newVolume(t *testing.T) *audio.Volume {
 // the release, and on a cancel.
 func TestPushToTalkDucksTheSpeaker(t *testing.T) {
 	vol := newVolume(t)
-	r, _, _ := voiceRig(t, true, 0, nil, func(_ *audio.MicOptions, o *bridge.Options) { o.Volume = vol })
+	r, heard, _ := voiceRig(t, true, 0, nil, func(_ *audio.MicOptions, o *bridge.Options) { o.Volume = vol })
 	waitFor(t, r.out, "[hold TALK to speak to the agent]", 1)
 	if vol.Ducked() {
 		t.Fatal("ducked before any press")
@@ -38,7 +38,7 @@ func TestPushToTalkDucksTheSpeaker(t *testing.T) {
 	r.buttons.Press(button.Talk)
 	waitFor(t, r.out, "[listening: speak, then let go of TALK]", 1)
 	waitDucked(t, vol, true)
-	time.Sleep(300 * time.Millisecond)
+	heard.wait(t, "10 in the turn", func(in, _ int) bool { return in >= 10 }) // something to say
 	r.buttons.Release(button.Talk)
 	waitFor(t, r.out, "[spoken]", 1)
 	waitDucked(t, vol, false)
@@ -67,11 +67,13 @@ func TestEngagementDucksOnlyWithoutEchoCancellation(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		r, _, _ := voiceRig(t, false, time.Minute, nil, func(m *audio.MicOptions, o *bridge.Options) { m.Echo, o.Volume = p, vol })
+		r, heard, _ := voiceRig(t, false, time.Minute, nil, func(m *audio.MicOptions, o *bridge.Options) { m.Echo, o.Volume = p, vol })
 		waitFor(t, r.out, "[press TALK to speak to the agent", 1)
 		r.press(button.Talk)
 		waitFor(t, r.out, "[listening: speak to the agent", 1)
-		time.Sleep(300 * time.Millisecond)
+		// The volume is set as the engagement opens; its packets flowing
+		// show it open.
+		heard.wait(t, "10 in the engagement", func(_, beside int) bool { return beside >= 10 })
 		if vol.Ducked() == cancel {
 			t.Errorf("echo cancellation %v: ducked %v during the engagement", cancel, vol.Ducked())
 		}

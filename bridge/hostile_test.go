@@ -85,19 +85,10 @@ func (r *hostileRig) say(text string) {
 // waitType waits until the agent has received n messages of type typ.
 func (r *hostileRig) waitType(typ string, n int) {
 	r.t.Helper()
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
-		got := 0
-		for _, ty := range r.agent.Types() {
-			if ty == typ {
-				got++
-			}
-		}
-		if got >= n {
-			return
-		}
-		if time.Now().After(deadline) {
-			r.t.Fatalf("the agent received %d× %s, want %d; types %v\n%s", got, typ, n, r.agent.Types(), r.out.String())
-		}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if r.agent.Wait(ctx, func() bool { return count(r.agent.Types(), typ) >= n }) != nil {
+		r.t.Fatalf("the agent received %d× %s, want %d; types %v\n%s", count(r.agent.Types(), typ), typ, n, r.agent.Types(), r.out.String())
 	}
 }
 

@@ -3,7 +3,6 @@ package bridge_test
 import (
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/agentcall/acbridge/agent"
 	"github.com/agentcall/acbridge/audio"
@@ -51,7 +50,8 @@ func TestMicrophoneNotResolvedForTextAgents(t *testing.T) {
 
 // The first WebRTC session resolves it, once, and voice works with it.
 func TestMicrophoneResolvedByTheFirstVoiceSession(t *testing.T) {
-	r, c := lazyMicRig(t, &agent.Options{Transport: "webrtc"}, false)
+	heard := newHeardPackets()
+	r, c := lazyMicRig(t, &agent.Options{Transport: "webrtc", OnAudioPacket: heard.packet}, false)
 	waitNotice(t, r.out, "the talk hint", hintFor(button.Talk), 1)
 	if n := c.calls.Load(); n != 1 {
 		t.Fatalf("resolved %d times, want 1", n)
@@ -62,7 +62,7 @@ func TestMicrophoneResolvedByTheFirstVoiceSession(t *testing.T) {
 	}
 	r.buttons.Press(button.Talk)
 	waitFor(t, r.out, "[listening", 1)
-	time.Sleep(500 * time.Millisecond)
+	heard.wait(t, "10 in the turn", func(in, _ int) bool { return in >= 10 })
 	r.buttons.Release(button.Talk)
 	waitFor(t, r.out, "[spoken]", 1)
 	if mic.Stats().Runs != 1 {
@@ -73,7 +73,8 @@ func TestMicrophoneResolvedByTheFirstVoiceSession(t *testing.T) {
 // A microphone that cannot be resolved leaves the session without voice,
 // as no microphone configured does.
 func TestMicrophoneThatCannotBeResolved(t *testing.T) {
-	r, c := lazyMicRig(t, &agent.Options{Transport: "webrtc"}, true)
+	heard := newHeardPackets()
+	r, c := lazyMicRig(t, &agent.Options{Transport: "webrtc", OnAudioPacket: heard.packet}, true)
 	waitFor(t, r.out, "no microphone is configured", 1)
 	if n := c.calls.Load(); n != 1 {
 		t.Fatalf("resolved %d times, want 1", n)
@@ -83,7 +84,8 @@ func TestMicrophoneThatCannotBeResolved(t *testing.T) {
 // A microphone that was not there for one session is looked for again by
 // the next: one plugged in meanwhile works without a restart.
 func TestMicrophoneFoundByALaterSession(t *testing.T) {
-	r, c := lazyMicRig(t, &agent.Options{Transport: "webrtc"}, true)
+	heard := newHeardPackets()
+	r, c := lazyMicRig(t, &agent.Options{Transport: "webrtc", OnAudioPacket: heard.packet}, true)
 	waitFor(t, r.out, "no microphone is configured", 1)
 	c.fail.Store(false) // plugged in
 	r.stopAgent()
@@ -94,7 +96,7 @@ func TestMicrophoneFoundByALaterSession(t *testing.T) {
 	}
 	r.buttons.Press(button.Talk)
 	waitFor(t, r.out, "[listening", 1)
-	time.Sleep(300 * time.Millisecond)
+	heard.wait(t, "10 in the turn", func(in, _ int) bool { return in >= 10 })
 	r.buttons.Release(button.Talk)
 	waitFor(t, r.out, "[spoken]", 1)
 }

@@ -18,7 +18,10 @@ import (
 type heardPackets struct {
 	mu             sync.Mutex
 	inTurn, beside int
+	changed        chan struct{} // a token after each packet, for wait
 }
+
+func newHeardPackets() *heardPackets { return &heardPackets{changed: make(chan struct{}, 1)} }
 
 func (h *heardPackets) packet(turn int64) {
 	h.mu.Lock()
@@ -27,6 +30,28 @@ func (h *heardPackets) packet(turn int64) {
 		h.beside++
 	} else {
 		h.inTurn++
+	}
+	select {
+	case h.changed <- struct{}{}:
+	default:
+	}
+}
+
+// wait waits up to 10 s until the counts satisfy enough: the microphone's
+// packets take their real time, which a busy machine stretches.
+func (h *heardPackets) wait(t *testing.T, what string, enough func(inTurn, beside int) bool) {
+	t.Helper()
+	deadline := time.After(10 * time.Second)
+	for {
+		if in, beside := h.counts(); enough(in, beside) {
+			return
+		}
+		select {
+		case <-h.changed:
+		case <-deadline:
+			in, beside := h.counts()
+			t.Fatalf("the agent heard %d packets in turns and %d outside; want %s", in, beside, what)
+		}
 	}
 }
 
@@ -41,7 +66,7 @@ func (h *heardPackets) counts() (inTurn, beside int) {
 // receives the agent's explicit audio turns; more may change the
 // microphone's options and set the bridge's Volume.
 func voiceRig(t *testing.T, explicit bool, idle time.Duration, onTurn func(agent.AudioTurn), more ...func(*audio.MicOptions, *bridge.Options)) (*rig, *heardPackets, *buttontest.Indicator) {
-	heard := &heardPackets{}
+	heard := newHeardPackets()
 	led := buttontest.NewIndicator()
 	r := newRig(t, func(r *rig) {
 		r.agentOpts = &agent.Options{Transport: "webrtc", NoExplicitTurns: !explicit, OnAudioPacket: heard.packet, OnAudioTurn: onTurn}
@@ -87,10 +112,9 @@ func TestEngagementOpensTheMicrophoneOnlyOnAPress(t *testing.T) {
 	r.press(button.Talk)
 	waitFor(t, r.out, "[listening: speak to the agent", 1)
 	waitLight(t, led, button.LightOn)
-	time.Sleep(time.Second)
-	_, during := heard.counts()
-	if during < 20 || !r.mic.Running() {
-		t.Fatalf("an engagement of 1 s sent %d packets (microphone running: %v)", during, r.mic.Running())
+	heard.wait(t, "20 in the engagement", func(_, beside int) bool { return beside >= 20 })
+	if !r.mic.Running() {
+		t.Fatal("the microphone stopped during the engagement")
 	}
 	// The next press ends it.
 	r.press(button.Talk)
@@ -155,7 +179,7 @@ func TestCancelDuringPushToTalk(t *testing.T) {
 	r.buttons.Press(button.Talk)
 	waitFor(t, r.out, "[listening: speak, then let go of TALK]", 1)
 	waitLight(t, led, button.LightOn)
-	time.Sleep(time.Second)
+	heard.wait(t, "20 in the turn", func(in, _ int) bool { return in >= 20 })
 	r.buttons.Tap(button.Cancel, true)
 	waitFor(t, r.out, "[talk cancelled", 1)
 	waitLight(t, led, button.LightOff)

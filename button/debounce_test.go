@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"go.uber.org/goleak"
@@ -257,6 +258,10 @@ func TestFailReleasesAndEnds(t *testing.T) {
 }
 
 func TestCloseUnblocksReaders(t *testing.T) {
+	synctest.Test(t, testCloseUnblocksReaders)
+}
+
+func testCloseUnblocksReaders(t *testing.T) {
 	s, clk := fixture(t, button.Options{})
 	s.Press(button.Cancel) // leaves a long-press and a debounce timer pending
 	next(t, s)
@@ -270,7 +275,10 @@ func TestCloseUnblocksReaders(t *testing.T) {
 			errs <- err
 		}()
 	}
-	time.Sleep(10 * time.Millisecond) // let the readers block; correctness does not depend on it
+	synctest.Wait() // the three readers are blocked
+	if len(errs) != 0 {
+		t.Fatalf("%d Reads returned before Close", len(errs))
+	}
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/agentcall/acbridge/button"
@@ -68,20 +69,28 @@ func TestMerge(t *testing.T) {
 }
 
 func TestMergeCloseUnblocksRead(t *testing.T) {
-	m := button.Merge(buttontest.NewSource(nil), buttontest.NewSource(nil))
-	errc := make(chan error, 1)
-	go func() {
-		_, err := m.Read(context.Background())
-		errc <- err
-	}()
-	time.Sleep(10 * time.Millisecond)
-	m.Close()
-	select {
-	case err := <-errc:
-		if !errors.Is(err, button.ErrClosed) {
-			t.Fatalf("Read: %v, want ErrClosed", err)
+	synctest.Test(t, func(t *testing.T) {
+		m := button.Merge(buttontest.NewSource(nil), buttontest.NewSource(nil))
+		errc := make(chan error, 1)
+		go func() {
+			_, err := m.Read(context.Background())
+			errc <- err
+		}()
+		synctest.Wait() // the Read is blocked
+		select {
+		case err := <-errc:
+			t.Fatalf("Read returned before Close: %v", err)
+		default:
 		}
-	case <-time.After(2 * time.Second):
-		t.Fatal("Close did not unblock Read")
-	}
+		m.Close()
+		synctest.Wait()
+		select {
+		case err := <-errc:
+			if !errors.Is(err, button.ErrClosed) {
+				t.Fatalf("Read: %v, want ErrClosed", err)
+			}
+		default:
+			t.Fatal("Close did not unblock Read")
+		}
+	})
 }

@@ -17,7 +17,6 @@ import (
 type Dev struct {
 	opts  Options
 	log   *slog.Logger
-	clock Clock
 	sysfs string // root of sysfs, for the pn533 diagnosis
 	// quieted is the reader whose buzzer this PC/SC session turned off;
 	// only the loop goroutine uses it.
@@ -70,9 +69,6 @@ func New(ctx context.Context, opts *Options) (*Dev, error) {
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
-	if o.Clock == nil {
-		o.Clock = systemClock{}
-	}
 	if o.Debounce == 0 {
 		o.Debounce = 100 * time.Millisecond
 	}
@@ -86,7 +82,6 @@ func New(ctx context.Context, opts *Options) (*Dev, error) {
 	return &Dev{
 		opts:    o,
 		log:     o.Logger,
-		clock:   o.Clock,
 		sysfs:   "/sys",
 		scans:   make(chan Scan, 1),
 		life:    NewLifecycle("nfc"),
@@ -157,7 +152,7 @@ func (d *Dev) arm(window time.Duration) (<-chan struct{}, error) {
 		d.mu.Unlock()
 		return nil, ErrClosed
 	}
-	now := d.clock.Now()
+	now := time.Now()
 	if !d.armed {
 		d.armed = true
 		d.armedAt = now

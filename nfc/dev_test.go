@@ -240,7 +240,16 @@ func TestCloseUnblocks(t *testing.T) {
 
 func TestRunStopsWithContext(t *testing.T) {
 	vpcdtest.Require(t)
-	dev, err := nfc.New(context.Background(), &nfc.Options{Aliaser: stubAliaser{}, Scope: scope})
+	ready := make(chan nfc.Status, 1)
+	dev, err := nfc.New(context.Background(), &nfc.Options{Aliaser: stubAliaser{}, Scope: scope, Debounce: -1,
+		OnState: func(s nfc.Status) {
+			if s.State == nfc.StateReady {
+				select {
+				case ready <- s:
+				default:
+				}
+			}
+		}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -248,7 +257,12 @@ func TestRunStopsWithContext(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- dev.Run(ctx) }()
-	time.Sleep(200 * time.Millisecond) // let it block in SCardGetStatusChange
+	// Once ready, Run waits in SCardGetStatusChange for the cancel.
+	select {
+	case <-ready:
+	case <-time.After(15 * time.Second):
+		t.Fatal("the reader never became ready")
+	}
 	if st := dev.Status(); st.State != nfc.StateReady || st.Reader == "" {
 		t.Errorf("default reader pick: %+v", st)
 	}
@@ -285,16 +299,16 @@ func TestOpenRejectsBadOptions(t *testing.T) {
 
 func TestStateDebounced(t *testing.T) {
 	r := newRig(t, func(o *nfc.Options) { o.Debounce = 400 * time.Millisecond })
-	// Armed for less than the debounce: never reported.
+	// Armed for less than the debounce (a real pause here would be one the
+	// machine can stretch past it): never reported.
 	r.arm(time.Minute)
-	time.Sleep(50 * time.Millisecond)
 	r.dev.Disarm()
 	deadline := time.After(time.Second)
 	for {
 		select {
 		case s := <-r.states:
 			if s.State == nfc.StateArmed {
-				t.Fatal("a 50 ms armed blip was reported through a 400 ms debounce")
+				t.Fatal("an armed blip was reported through a 400 ms debounce")
 			}
 			continue
 		case <-deadline:

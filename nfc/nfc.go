@@ -108,8 +108,6 @@ type Options struct {
 	Scope   string
 	// Logger receives diagnostics (never a UID); nil discards them.
 	Logger *slog.Logger
-	// Clock is the time source; nil means the system clock.
-	Clock Clock
 	// OnState, if set, is called from one goroutine owned by Run once the
 	// status has been stable for Debounce. It must not block or call Close.
 	OnState func(Status)

@@ -12,8 +12,8 @@ func (d *Dev) supervise(ctx context.Context) {
 	var (
 		last, pending Status
 		reported      bool
-		debounce      Timer
-		expiry        Timer
+		debounce      *time.Timer
+		expiry        *time.Timer
 		debounceC     <-chan time.Time
 		expiryC       <-chan time.Time
 	)
@@ -25,13 +25,13 @@ func (d *Dev) supervise(ctx context.Context) {
 			expiry.Stop()
 		}
 	}()
-	arm := func(t *Timer, c *<-chan time.Time, after time.Duration) {
+	arm := func(t **time.Timer, c *<-chan time.Time, after time.Duration) {
 		if *t == nil {
-			*t = d.clock.NewTimer(after)
+			*t = time.NewTimer(after)
 		} else {
 			(*t).Reset(after)
 		}
-		*c = (*t).C()
+		*c = (*t).C
 	}
 	for {
 		select {
@@ -41,7 +41,7 @@ func (d *Dev) supervise(ctx context.Context) {
 		case <-expiryC:
 			expiryC = nil
 			d.mu.Lock()
-			if d.armed && !d.clock.Now().Before(d.until) {
+			if d.armed && !time.Now().Before(d.until) {
 				d.endWindowLocked()
 				d.log.Info("nfc: armed window ended without a tag")
 			}
@@ -56,7 +56,7 @@ func (d *Dev) supervise(ctx context.Context) {
 		}
 
 		d.mu.Lock()
-		st, armed, left := d.statusLocked(), d.armed, d.until.Sub(d.clock.Now())
+		st, armed, left := d.statusLocked(), d.armed, d.until.Sub(time.Now())
 		d.mu.Unlock()
 		if armed {
 			arm(&expiry, &expiryC, max(left, 0))

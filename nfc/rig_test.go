@@ -213,19 +213,5 @@ func (r *rig) arm(d time.Duration) {
 // want, through a PC/SC context of its own.
 func waitTagPresent(t testing.TB, want bool) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		infos, err := nfc.ListReaders(context.Background())
-		if err == nil {
-			for _, in := range infos {
-				if in.Name == vpcdtest.Reader && in.TagPresent == want {
-					return
-				}
-			}
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("tag presence did not become %v (err %v)", want, err)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	vpcdtest.WaitTagPresent(t, want, 10*time.Second)
 }

@@ -39,12 +39,12 @@ func (d *Dev) loop(ctx context.Context) {
 		d.setReader("", serviceError(err, errors.As(err, &ee)))
 		d.log.Debug("nfc: pcscd session ended; retrying", "err", err, "retryIn", backoff)
 		d.idle()
-		t := d.clock.NewTimer(backoff)
+		t := time.NewTimer(backoff)
 		select {
 		case <-ctx.Done():
 			t.Stop()
 			return
-		case <-t.C():
+		case <-t.C:
 		}
 		backoff = min(2*backoff, d.opts.MaxBackoff)
 	}
@@ -122,7 +122,7 @@ func (d *Dev) session(ctx context.Context, carry *presence) (healthy bool, err e
 		}
 		err := sc.GetStatusChange(states, wait) // negative: INFINITE; Cancel ends it
 		d.waiting.Store(false)
-		now := d.clock.Now()
+		now := time.Now()
 		switch {
 		case err == nil:
 		case errors.Is(err, scard.ErrCancelled), errors.Is(err, scard.ErrTimeout):
@@ -178,7 +178,7 @@ func (d *Dev) evaluate(ctx context.Context, p *presence) (read bool, armedAt tim
 	if ctx.Err() != nil {
 		return false, time.Time{}, 0, true
 	}
-	now := d.clock.Now()
+	now := time.Now()
 	wait = -1
 	if d.armed && p.present && !p.consumed && now.Before(d.until) {
 		if !now.Before(p.rereadAt) {

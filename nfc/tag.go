@@ -39,7 +39,7 @@ func (d *Dev) readTag(ctx context.Context, sc *scard.Context, reader string, p *
 	if Retryable(s.Err) && p.rereads < maxRereads {
 		p.consumed = false
 		p.rereads++
-		p.rereadAt = d.clock.Now().Add(rereadPause)
+		p.rereadAt = time.Now().Add(rereadPause)
 	}
 	switch {
 	case s.Err != nil && reread:
@@ -61,13 +61,13 @@ func (d *Dev) readTag(ctx context.Context, sc *scard.Context, reader string, p *
 // outlive this call. Errors returned end the session; per-tap problems go
 // in Scan.Err.
 func (d *Dev) identify(sc *scard.Context, reader string) (Scan, error) {
-	t0 := d.clock.Now()
+	t0 := time.Now()
 	card, err := sc.Connect(reader, scard.ShareShared, scard.ProtocolAny)
 	if err != nil {
 		if sessionEnding(err) {
 			return Scan{}, err
 		}
-		now := d.clock.Now()
+		now := time.Now()
 		return Scan{Err: readError(err), ReaderTime: now.Sub(t0), ReadyAt: now}, nil
 	}
 	d.quiet(card, reader)
@@ -76,13 +76,13 @@ func (d *Dev) identify(sc *scard.Context, reader string) (Scan, error) {
 	if derr := card.Disconnect(scard.LeaveCard); derr != nil {
 		d.log.Debug("nfc: disconnect", "err", derr)
 	}
-	s := Scan{ReaderTime: d.clock.Now().Sub(t0)}
+	s := Scan{ReaderTime: time.Now().Sub(t0)}
 	if terr != nil {
 		if sessionEnding(terr) {
 			return Scan{}, terr
 		}
 		s.Err = readError(terr)
-		s.ReadyAt = d.clock.Now()
+		s.ReadyAt = time.Now()
 		return s, nil
 	}
 	uid, err := parseGetData(rsp)
@@ -94,7 +94,7 @@ func (d *Dev) identify(sc *scard.Context, reader string) (Scan, error) {
 	default:
 		s.Object = d.opts.Aliaser.Object(d.opts.Scope, uid)
 	}
-	s.ReadyAt = d.clock.Now()
+	s.ReadyAt = time.Now()
 	return s, nil
 }
 

@@ -10,13 +10,13 @@ import (
 // telling o.OnUnread of each failed tap on unread in order — those sent
 // before the result too — and ends with ErrNoTag after window, ctx's
 // error, or ErrClosed when closing is closed.
-func WaitWindow(ctx context.Context, clock Clock, window time.Duration, results <-chan Scan, unread <-chan error, closing <-chan struct{}, o *ScanOptions) (Scan, error) {
+func WaitWindow(ctx context.Context, window time.Duration, results <-chan Scan, unread <-chan error, closing <-chan struct{}, o *ScanOptions) (Scan, error) {
 	tell := func(err error) {
 		if o != nil && o.OnUnread != nil {
 			o.OnUnread(err)
 		}
 	}
-	t := clock.NewTimer(window)
+	t := time.NewTimer(window)
 	defer t.Stop()
 	for {
 		select {
@@ -27,7 +27,7 @@ func WaitWindow(ctx context.Context, clock Clock, window time.Duration, results 
 				tell(<-unread)
 			}
 			return s, s.Err
-		case <-t.C():
+		case <-t.C:
 			return Scan{}, ErrNoTag
 		case <-ctx.Done():
 			return Scan{}, ctx.Err()

@@ -93,6 +93,12 @@ func (t *Transcript) Wait(ctx context.Context, sub string, n int) error {
 	return t.wait(ctx, func() bool { return strings.Count(t.buf.String(), sub) >= n })
 }
 
+// WaitText blocks until done reports true of the text so far, or ctx is
+// done. done runs under the transcript's lock and must not call its methods.
+func (t *Transcript) WaitText(ctx context.Context, done func(text string) bool) error {
+	return t.wait(ctx, func() bool { return done(t.buf.String()) })
+}
+
 // WaitRuns blocks until the agent has finished n runs, or ctx is done.
 func (t *Transcript) WaitRuns(ctx context.Context, n int) error {
 	return t.wait(ctx, func() bool { return t.runs >= n })

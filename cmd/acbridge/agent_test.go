@@ -17,10 +17,10 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
+	"github.com/agentcall/acbridge/bridge/bridgetest"
 	"github.com/agentcall/acbridge/protocol"
 	"github.com/coder/websocket"
 )
@@ -30,15 +30,10 @@ type agentProc struct {
 	url    string // from the "listening on URL" line
 	stop   context.CancelFunc
 	done   chan int
-	mu     sync.Mutex
-	stderr strings.Builder
+	stderr bridgetest.Transcript
 }
 
-func (p *agentProc) log() string {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.stderr.String()
-}
+func (p *agentProc) log() string { return p.stderr.String() }
 
 // startAgentCmd runs the command and waits for its "listening on" line, the
 // way README users and other tools learn the port.
@@ -57,9 +52,7 @@ func startAgentCmd(t *testing.T, args ...string) *agentProc {
 		sc := bufio.NewScanner(pr)
 		for sc.Scan() {
 			line := sc.Text()
-			p.mu.Lock()
-			p.stderr.WriteString(line + "\n")
-			p.mu.Unlock()
+			p.stderr.Write([]byte(line + "\n"))
 			if u, ok := strings.CutPrefix(line, "listening on "); ok {
 				found <- u
 			}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -80,9 +81,9 @@ func TestRunDaemonEveryCandidateRefused(t *testing.T) {
 	}
 	statusRe := regexp.MustCompile(`(?m)^STATUS=not connected: .*` + refused + `.*$`)
 	statusLine := ""
-	for deadline := time.Now().Add(10 * time.Second); statusLine == "" && time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
-		statusLine = statusRe.FindString(status.String())
-	}
+	sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	status.WaitText(sctx, func(s string) bool { statusLine = statusRe.FindString(s); return statusLine != "" })
 	if statusLine == "" {
 		t.Errorf("no status line names the refusal:\n%s", lastLines(status.String(), 4))
 	}

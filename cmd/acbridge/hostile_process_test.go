@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -52,17 +53,30 @@ func ttsConfig(dir string) (path string, config []string) {
 	return path, []string{"[audio]", fmt.Sprintf(`tts_command = ["sh", "-c", "cat >> %s; echo >> %s"]`, path, path)}
 }
 
-// waitAny waits up to d for any of subs in what f returns, and reports which.
-func waitAny(d time.Duration, f func() string, subs ...string) string {
-	for deadline := time.Now().Add(d); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
-		s := f()
+// waitAny waits up to d for any of subs in a text, and reports which ("" for
+// none). wait calls its argument with the text after each change:
+// Transcript.WaitText, or agentTypes.
+func waitAny(d time.Duration, wait func(context.Context, func(string) bool) error, subs ...string) string {
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	defer cancel()
+	got := ""
+	wait(ctx, func(s string) bool {
 		for _, sub := range subs {
 			if strings.Contains(s, sub) {
-				return sub
+				got = sub
+				return true
 			}
 		}
+		return false
+	})
+	return got
+}
+
+// agentTypes is a wait for waitAny on the types of the messages ag received.
+func agentTypes(ag *hostileagent.Agent) func(context.Context, func(string) bool) error {
+	return func(ctx context.Context, cond func(string) bool) error {
+		return ag.Wait(ctx, func() bool { return cond(strings.Join(ag.Types(), " ")) })
 	}
-	return ""
 }
 
 // waitConnected waits up to d for the daemon's latest connection notice to
@@ -84,7 +98,7 @@ func TestHostileCaseKeys(t *testing.T) {
 	t.Parallel()
 	ag, d, spoken := hostileDaemon(t, hostileagent.CaseKeys)
 	d.say("what are you hiding?")
-	got := waitAny(15*time.Second, d.out.String, "visible failure", "[not connected")
+	got := waitAny(15*time.Second, d.out.WaitText, "visible failure", "[not connected")
 	time.Sleep(500 * time.Millisecond) // the rest of the run, and its speech
 	t.Logf("after the run (%q):\n%s", got, lastLines(d.out.String(), 8))
 
@@ -95,7 +109,7 @@ func TestHostileCaseKeys(t *testing.T) {
 		t.Errorf("the daemon did not reconnect:\n%s", lastLines(d.out.String(), 5))
 	}
 	d.press(keyP)
-	obs := waitAny(15*time.Second, func() string { return strings.Join(ag.Types(), " ") }, "user.observation")
+	obs := waitAny(15*time.Second, agentTypes(ag), "user.observation")
 	for _, m := range ag.Messages() {
 		if strings.Contains(string(m), hostileagent.HiddenInteractionID) {
 			t.Errorf("the photo answered the hidden interaction.requested: %.200s", m)
@@ -141,7 +155,7 @@ func TestHostileTagCanary(t *testing.T) {
 	d.tap(card, uid)
 	d.wait(d.out, "[tag sent]", 1)
 	card.Remove()
-	if waitAny(10*time.Second, func() string { return strings.Join(ag.Types(), " ") }, "user.observation") == "" {
+	if waitAny(10*time.Second, agentTypes(ag), "user.observation") == "" {
 		t.Fatalf("no observation reached the agent: %q", compact(ag.Types()))
 	}
 	time.Sleep(500 * time.Millisecond) // the agent's answer, and its speech
@@ -172,7 +186,7 @@ func TestHostileControls(t *testing.T) {
 	d.say("show me your colours")
 	// The run ends with a pending request; a client may also refuse the
 	// whole run and reconnect. Either way the output is checked.
-	if waitAny(15*time.Second, d.out.String, "press SCAN", "[not connected") == "" {
+	if waitAny(15*time.Second, d.out.WaitText, "press SCAN", "[not connected") == "" {
 		t.Fatalf("the run never showed:\n%s", lastLines(d.out.String(), 5))
 	}
 	time.Sleep(500 * time.Millisecond) // the rest of the run, and its speech

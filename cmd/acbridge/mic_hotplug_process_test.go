@@ -62,7 +62,7 @@ func TestRunDaemonMicrophonePluggedInLater(t *testing.T) {
 	}
 	plug(false)
 
-	heard := &agentPackets{}
+	heard := newAgentPackets()
 	ag := &procAgent{t: t, log: &bridgetest.Transcript{},
 		opts: &agent.Options{Transport: "webrtc", OnAudioPacket: heard.packet, OnAudioTurn: heard.turn}}
 	ag.start()
@@ -90,7 +90,8 @@ key = "KEY_T"
 		t.Helper()
 		d.key(keyT, true)
 		d.wait(d.out, "[listening: speak, then let go of TALK]", n)
-		time.Sleep(time.Second)
+		_, before := heard.count()
+		heard.wait(t, "20 more in the turn (~1 s)", func(_, inside int) bool { return inside >= before+20 })
 		d.key(keyT, false)
 		d.wait(d.out, "[spoken]", n)
 		// The agent's answer ends its run; a press before it is refused.

@@ -120,14 +120,18 @@ func TestRunDaemonReconnectStorm(t *testing.T) {
 	d.cmd.Env = append(d.cmd.Env, "NOTIFY_SOCKET="+sock)
 	d.start()
 
-	// Attempt times, sampled from the agent's count of WebSocket upgrades.
+	// Attempt times, taken as the agent counts each WebSocket upgrade.
 	var attempts []time.Time
 	sample := func(until time.Time) {
-		for seen := len(attempts); time.Now().Before(until); time.Sleep(20 * time.Millisecond) {
+		ctx, cancel := context.WithDeadline(context.Background(), until)
+		defer cancel()
+		seen := len(attempts)
+		drop.Wait(ctx, func() bool {
 			for n := drop.Connections(); seen < n; seen++ {
 				attempts = append(attempts, time.Now())
 			}
-		}
+			return false // until the deadline
+		})
 	}
 	sample(time.Now().Add(30 * time.Second))
 	if len(attempts) == 0 {
@@ -164,11 +168,9 @@ func TestRunDaemonReconnectStorm(t *testing.T) {
 	// next attempt, which the backoff puts at most 60 s away.
 	sw.cur.Store(normal)
 	switched := time.Now()
-	deadline := time.Now().Add(90 * time.Second)
-	for normal.Connections() == 0 && time.Now().Before(deadline) {
-		time.Sleep(100 * time.Millisecond)
-	}
-	if normal.Connections() == 0 {
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	if normal.Wait(ctx, func() bool { return normal.Connections() > 0 }) != nil {
 		t.Fatalf("no attempt within 90 s of the agent behaving again\n%s", lastLines(d.out.String(), 6))
 	}
 	if !waitConnected(d, 20*time.Second) {

@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/agentcall/acbridge/agent"
 	"github.com/agentcall/acbridge/audio"
@@ -46,7 +45,7 @@ func TestRunNoSpeakerSaysSoOnce(t *testing.T) {
 		d.wait(d.err, "no speaker", 1)
 		// The agent's run ends after its voice (600 ms); a talk press
 		// before that is refused.
-		time.Sleep(2 * time.Second)
+		d.wait(d.err, "agent answered", turn)
 	}
 	errs := d.err.String()
 	if n := strings.Count(errs, `msg="no speaker`); n != 1 {

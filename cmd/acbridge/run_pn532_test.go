@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -47,10 +48,10 @@ func TestRunDaemonPN532(t *testing.T) {
 	}
 	scope, _ := keystore.CanonicalScope("http://" + ag.addr)
 	d.wait(d.err, "objectRef="+ks.Object(scope, pn532Canary).ObjectRef, 1)
-	for end := time.Now().Add(10 * time.Second); e.FieldOn(); time.Sleep(10 * time.Millisecond) {
-		if time.Now().After(end) {
-			t.Fatal("the field stayed on after the window")
-		}
+	fctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if e.Wait(fctx, func() bool { return !e.FieldOn() }) != nil {
+		t.Fatal("the field stayed on after the window")
 	}
 
 	e.SetFault(pn532test.Silent, -1)

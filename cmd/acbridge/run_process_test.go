@@ -261,7 +261,7 @@ func TestRunDaemonEndToEnd(t *testing.T) {
 	d.wait(d.err, "agent answered", 2)
 	d.say("hello")
 	d.wait(d.out, "you: hello", 1)
-	time.Sleep(300 * time.Millisecond) // let the run complete
+	d.wait(d.err, "agent answered", 3) // the run is over: the press is not refused
 	d.press(keyP)
 	d.wait(d.out, "[photo sent]", 1)
 

@@ -3,7 +3,6 @@ package main
 import (
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/agentcall/acbridge/bridge/bridgetest"
 )
@@ -23,11 +22,14 @@ func TestRunStdinTextWithTerminalButtons(t *testing.T) {
 		"[[button]]", `control = "scan"`, `source = "terminal"`, `char = "s"`)
 	d.wait(d.out, "[connected to", 1)
 
-	for _, line := range []string{"hello", "take a photo"} {
-		d.say(line)
-		d.wait(d.out, "you: "+line, 1)
-		time.Sleep(500 * time.Millisecond) // the agent answers before the next line
-	}
+	// Each line waits for the agent's answer (a line typed during a run is
+	// refused): a text, then a request for a photo.
+	d.say("hello")
+	d.wait(d.out, "you: hello", 1)
+	d.wait(d.err, "agent answered", 1)
+	d.say("take a photo")
+	d.wait(d.out, "you: take a photo", 1)
+	d.wait(d.out, "agent asks:", 1)
 	d.say("p")
 	d.wait(d.out, "[photo sent]", 1)
 

@@ -53,12 +53,7 @@ func scanRig(t *testing.T) (*vpcd.Card, *keystore.Store, string) {
 
 func waitReaderEmpty(t *testing.T) {
 	t.Helper()
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-		if !tagPresent() {
-			return
-		}
-	}
-	t.Fatal("the tag stayed on the reader")
+	vpcdtest.WaitTagPresent(t, false, 10*time.Second)
 }
 
 // tagPresent reports whether pcscd sees a tag on the vpcd reader (true

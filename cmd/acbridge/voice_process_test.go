@@ -54,11 +54,38 @@ type agentPackets struct {
 	mu                     sync.Mutex
 	outside, inside, after int
 	turns                  []agent.AudioTurn
+	changed                chan struct{} // a token after each packet, for wait
+}
+
+func newAgentPackets() *agentPackets { return &agentPackets{changed: make(chan struct{}, 1)} }
+
+// wait waits up to 20 s until the counts satisfy enough: the microphone's
+// packets take their real time, which a busy machine stretches.
+func (a *agentPackets) wait(t *testing.T, what string, enough func(outside, inside int) bool) {
+	t.Helper()
+	deadline := time.After(20 * time.Second)
+	for {
+		outside, inside := a.count()
+		if enough(outside, inside) {
+			return
+		}
+		select {
+		case <-a.changed:
+		case <-deadline:
+			t.Fatalf("the agent received %d packets outside turns and %d inside; want %s", outside, inside, what)
+		}
+	}
 }
 
 func (a *agentPackets) packet(turn int64) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	defer func() {
+		select {
+		case a.changed <- struct{}{}:
+		default:
+		}
+	}()
 	switch {
 	case turn != 0:
 		a.inside++
@@ -90,7 +117,7 @@ func (a *agentPackets) count() (outside, inside int) {
 // each engagement gets an audit line.
 func TestRunDaemonMicrophoneOnlyInAnEngagement(t *testing.T) {
 	dir := t.TempDir()
-	heard := &agentPackets{}
+	heard := newAgentPackets()
 	ag := &procAgent{t: t, log: &bridgetest.Transcript{},
 		opts: &agent.Options{Transport: "webrtc", NoExplicitTurns: true, OnAudioPacket: heard.packet}}
 	ag.start()
@@ -109,12 +136,7 @@ func TestRunDaemonMicrophoneOnlyInAnEngagement(t *testing.T) {
 	// A press opens an engagement, which outlives the key's release.
 	d.press(keyT)
 	d.wait(d.out, "[listening: speak to the agent", 1)
-	time.Sleep(2 * time.Second)
-	during, _ := heard.count()
-	t.Logf("packets the agent received in a ~2 s engagement: %d", during)
-	if during < 40 {
-		t.Fatalf("an engagement of ~2 s delivered %d packets", during)
-	}
+	heard.wait(t, "40 in the engagement (~2 s)", func(outside, _ int) bool { return outside >= 40 })
 	d.press(keyT)
 	d.wait(d.out, "[stopped listening]", 1)
 	time.Sleep(500 * time.Millisecond) // packets in flight at the press
@@ -141,7 +163,7 @@ func TestRunDaemonMicrophoneOnlyInAnEngagement(t *testing.T) {
 // no packet reaches the agent after it, and the release commits nothing.
 func TestRunDaemonCancelDuringTalk(t *testing.T) {
 	dir := t.TempDir()
-	heard := &agentPackets{}
+	heard := newAgentPackets()
 	ag := &procAgent{t: t, log: &bridgetest.Transcript{},
 		opts: &agent.Options{Transport: "webrtc", OnAudioPacket: heard.packet, OnAudioTurn: heard.turn}}
 	ag.start()
@@ -151,7 +173,7 @@ func TestRunDaemonCancelDuringTalk(t *testing.T) {
 
 	d.key(keyT, true)
 	d.wait(d.out, "[listening: speak, then let go of TALK]", 1)
-	time.Sleep(time.Second)
+	heard.wait(t, "20 in the turn", func(_, inside int) bool { return inside >= 20 })
 	d.key(keyC, true)
 	d.wait(d.out, "[talk cancelled", 1)
 	d.key(keyC, false)

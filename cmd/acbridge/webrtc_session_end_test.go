@@ -38,10 +38,9 @@ func TestWebRTCSessionEndOnEveryProcessStop(t *testing.T) {
 			t.Fatalf("stop %d: %v\n%s\nagent:\n%s", i, err, out, p.log())
 		}
 	}
-	deadline := time.Now().Add(20 * time.Second)
-	for strings.Count(p.log(), "agent: connection closed") < stops && time.Now().Before(deadline) {
-		time.Sleep(50 * time.Millisecond)
-	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	p.stderr.Wait(ctx, "agent: connection closed", stops) // the count is checked below
 	if got := strings.Count(p.log(), "agent: session ended by client"); got != stops {
 		t.Fatalf("the agent saw session.end from %d of %d client processes\n%s", got, stops, p.log())
 	}

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/agentcall/acbridge/internal/changed"
 	"github.com/agentcall/acbridge/protocol"
 )
 
@@ -94,6 +95,7 @@ type Agent struct {
 	conns  int
 	msgs   [][]byte
 	done   []Conn
+	sig    changed.Signal // at each upgrade, message and connection end
 }
 
 // New returns an agent; o may be nil. An unknown Mode panics: a typo must
@@ -203,6 +205,7 @@ func (a *Agent) serveAGUI(w http.ResponseWriter, r *http.Request) {
 	a.conns++
 	st := &connState{start: a.now()}
 	a.live[nc] = st
+	a.sig.Notify()
 	a.mu.Unlock()
 	a.serve(&wsConn{nc: nc, br: br}, st)
 	rec := st.snapshot(a.now())
@@ -210,6 +213,7 @@ func (a *Agent) serveAGUI(w http.ResponseWriter, r *http.Request) {
 	a.mu.Lock()
 	delete(a.live, nc)
 	a.done = append(a.done, rec)
+	a.sig.Notify()
 	a.mu.Unlock()
 }
 
@@ -290,6 +294,7 @@ func (a *Agent) serve(c *wsConn, st *connState) {
 			}
 			a.mu.Lock()
 			a.msgs = append(a.msgs, m.payload)
+			a.sig.Notify()
 			a.mu.Unlock()
 			select {
 			case msgs <- m.payload:
@@ -301,6 +306,13 @@ func (a *Agent) serve(c *wsConn, st *connState) {
 	s.run()
 	c.nc.Close()
 	<-readDone
+}
+
+// Wait blocks until cond reports true, asking again after each upgrade,
+// client message and connection end, or until ctx is done. cond may call
+// the Agent's methods.
+func (a *Agent) Wait(ctx context.Context, cond func() bool) error {
+	return a.sig.Wait(ctx, cond)
 }
 
 // Connections returns the number of WebSocket upgrades accepted so far.

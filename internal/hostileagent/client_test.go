@@ -2,6 +2,7 @@ package hostileagent
 
 import (
 	"bufio"
+	"context"
 	"crypto/rand"
 	"encoding/base64"
 	"encoding/binary"
@@ -158,10 +159,10 @@ func (c *rawClient) expectEnd(d time.Duration) int {
 // waitConns waits until the agent has recorded n finished connections.
 func waitConns(t *testing.T, a *Agent, n int) []Conn {
 	t.Helper()
-	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
-		if c := a.Conns(); len(c) >= n {
-			return c
-		}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if a.Wait(ctx, func() bool { return len(a.Conns()) >= n }) == nil {
+		return a.Conns()
 	}
 	t.Fatalf("the agent recorded %d finished connections, want %d", len(a.Conns()), n)
 	return nil

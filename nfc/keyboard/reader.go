@@ -30,8 +30,6 @@ type Options struct {
 	Scope   string
 	// Logger receives diagnostics (never a UID); nil discards them.
 	Logger *slog.Logger
-	// Clock is the time source; nil means the system clock.
-	Clock nfc.Clock
 	// OnState, if set, is told of each status change, from the goroutine
 	// that made it; it must not block or call Close.
 	OnState func(nfc.Status)
@@ -45,9 +43,8 @@ type Options struct {
 
 // Reader is a keyboard-style reader. It implements nfc.Reader.
 type Reader struct {
-	opts  Options
-	log   *slog.Logger
-	clock nfc.Clock
+	opts Options
+	log  *slog.Logger
 
 	results chan nfc.Scan // cap 1: the armed window's one result
 	unread  chan error    // lines that were no UID, for OnUnread; extras dropped
@@ -71,12 +68,9 @@ func Open(o *Options) (*Reader, error) {
 	if o.Aliaser == nil || o.Scope == "" || len(o.Scope) > nfc.MaxScopeLen {
 		return nil, errors.New("nfc/keyboard: an aliaser and a scope (at most nfc.MaxScopeLen bytes) are required")
 	}
-	r := &Reader{opts: *o, log: o.Logger, clock: o.Clock, results: make(chan nfc.Scan, 1), unread: make(chan error, 4), closing: make(chan struct{})}
+	r := &Reader{opts: *o, log: o.Logger, results: make(chan nfc.Scan, 1), unread: make(chan error, 4), closing: make(chan struct{})}
 	if r.log == nil {
 		r.log = slog.New(slog.DiscardHandler)
-	}
-	if r.clock == nil {
-		r.clock = nfc.SystemClock()
 	}
 	if r.opts.grab == nil {
 		r.opts.grab = evdev.Grab
@@ -144,7 +138,7 @@ func (r *Reader) ScanWith(ctx context.Context, window time.Duration, o *nfc.Scan
 		return nfc.Scan{}, st.Err
 	}
 	defer r.setArmed(false)
-	return nfc.WaitWindow(ctx, r.clock, window, r.results, r.unread, r.closing, o)
+	return nfc.WaitWindow(ctx, window, r.results, r.unread, r.closing, o)
 }
 
 // setArmed opens or closes the window; it fails when there is no reader.
@@ -250,14 +244,14 @@ func (r *Reader) key(l *line, code uint16) {
 		r.deliver(nfc.Scan{Reader: r.opts.Path, Err: fmt.Errorf("%w: the reader typed a key that is no digit, or too many", nfc.ErrBadTag)})
 	default:
 		if len(l.buf) == 0 {
-			l.started = r.clock.Now()
+			l.started = time.Now()
 		}
 		l.buf = append(l.buf, c)
 	}
 }
 
 func (r *Reader) identify(l *line) nfc.Scan {
-	now := r.clock.Now()
+	now := time.Now()
 	s := nfc.Scan{Reader: r.opts.Path, PresentAt: l.started, ReadyAt: now, ReaderTime: now.Sub(l.started)}
 	uid, err := parseUID(l.buf)
 	defer clear(uid)

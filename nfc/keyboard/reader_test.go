@@ -53,8 +53,9 @@ type rig struct {
 	w       *os.File
 	store   *keystore.Store
 	logs    *syncbuf.Buffer
-	grabbed atomic.Int32 // grabs so far (the reader's goroutine grabs on replug)
-	busy    atomic.Bool  // grabs fail with EBUSY, as when another program holds the device
+	grabbed atomic.Int32  // grabs so far (the reader's goroutine grabs on replug)
+	busy    atomic.Bool   // grabs fail with EBUSY, as when another program holds the device
+	changed chan struct{} // a token after each status change (OnState)
 }
 
 func newRig(t *testing.T) *rig {
@@ -65,8 +66,14 @@ func newRig(t *testing.T) *rig {
 	if err != nil {
 		t.Fatal(err)
 	}
-	g := &rig{t: t, w: w, store: store, logs: &syncbuf.Buffer{}}
+	g := &rig{t: t, w: w, store: store, logs: &syncbuf.Buffer{}, changed: make(chan struct{}, 1)}
 	g.r, err = Open(&Options{Path: path, Aliaser: store, Scope: scope,
+		OnState: func(nfc.Status) {
+			select {
+			case g.changed <- struct{}{}:
+			default: // a token is already waiting; the waiter reads Status itself
+			}
+		},
 		Logger: slog.New(slog.NewTextHandler(g.logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
 		Retry:  20 * time.Millisecond,
 		grab: func(*os.File) error {
@@ -130,13 +137,7 @@ func (g *rig) scan(window time.Duration, o *nfc.ScanOptions) func() (nfc.Scan, e
 		s, err := g.r.ScanWith(context.Background(), window, o)
 		ch <- res{s, err}
 	}()
-	deadline := time.Now().Add(10 * time.Second)
-	for g.r.Status().State != nfc.StateArmed {
-		if time.Now().After(deadline) {
-			g.t.Fatal("never armed")
-		}
-		time.Sleep(time.Millisecond)
-	}
+	g.waitState(nfc.StateArmed)
 	return func() (nfc.Scan, error) {
 		select {
 		case x := <-ch:
@@ -279,13 +280,7 @@ func TestGrabFailureFailsOpen(t *testing.T) {
 func TestReaderGoneReported(t *testing.T) {
 	g := newRig(t)
 	g.w.Close() // the only writer: the read sees EOF, as on unplug
-	deadline := time.Now().Add(10 * time.Second)
-	for g.r.Status().State != nfc.StateNoReader {
-		if time.Now().After(deadline) {
-			t.Fatal("no-reader state not reported")
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	g.waitState(nfc.StateNoReader)
 	if _, err := g.r.Scan(context.Background(), time.Second); !errors.Is(err, nfc.ErrNoReader) {
 		t.Fatalf("Scan = %v, want ErrNoReader", err)
 	}

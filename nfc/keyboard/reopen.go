@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"syscall"
+	"time"
 
 	"github.com/agentcall/acbridge/nfc"
 )
@@ -60,7 +61,7 @@ func (r *Reader) gone(f *os.File, err error) os.FileInfo {
 // reopened: only one that reappeared (a new inode, as udev makes on
 // replug) is, so a device that keeps failing is not retried in a loop.
 func (r *Reader) await(was os.FileInfo) bool {
-	t := r.clock.NewTimer(r.opts.Retry)
+	t := time.NewTimer(r.opts.Retry)
 	defer t.Stop()
 	vanished := was == nil
 	var last string
@@ -68,7 +69,7 @@ func (r *Reader) await(was os.FileInfo) bool {
 		select {
 		case <-r.closing:
 			return false
-		case <-t.C():
+		case <-t.C:
 		}
 		t.Reset(r.opts.Retry)
 		fi, err := os.Stat(r.opts.Path)

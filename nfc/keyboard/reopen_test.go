@@ -17,16 +17,24 @@ import (
 // waitState waits for the reader's status to reach state.
 func (g *rig) waitState(state nfc.State) nfc.Status {
 	g.t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
+	return g.waitStatus(state.String(), func(st nfc.Status) bool { return st.State == state })
+}
+
+// waitStatus waits until the reader's status satisfies cond, woken by each
+// change the reader reports (OnState) rather than by polling.
+func (g *rig) waitStatus(what string, cond func(nfc.Status) bool) nfc.Status {
+	g.t.Helper()
+	deadline := time.After(10 * time.Second)
 	for {
 		st := g.r.Status()
-		if st.State == state {
+		if cond(st) {
 			return st
 		}
-		if time.Now().After(deadline) {
-			g.t.Fatalf("status %v, want %v (%v)", st.State, state, st.Err)
+		select {
+		case <-g.changed:
+		case <-deadline:
+			g.t.Fatalf("status %v (%v), want %s", st.State, st.Err, what)
 		}
-		time.Sleep(5 * time.Millisecond)
 	}
 }
 
@@ -135,13 +143,7 @@ func TestReplugWhileHeldElsewhere(t *testing.T) {
 	g.unplug()
 	g.waitState(nfc.StateNoReader)
 	g.plug()
-	deadline := time.Now().Add(10 * time.Second)
-	for st := g.r.Status(); !errors.Is(st.Err, syscall.EBUSY); st = g.r.Status() {
-		if time.Now().After(deadline) {
-			t.Fatalf("status %v (%v); want no reader, saying the grab failed", st.State, st.Err)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	g.waitStatus("no reader, saying the grab failed", func(st nfc.Status) bool { return errors.Is(st.Err, syscall.EBUSY) })
 	st := g.r.Status()
 	if st.State != nfc.StateNoReader || !errors.Is(st.Err, nfc.ErrNoReader) || !strings.Contains(st.Err.Error(), "stop the program holding it") {
 		t.Errorf("status %v: %v; want no reader with the grab's fix", st.State, st.Err)

@@ -18,14 +18,15 @@ import (
 	"github.com/agentcall/acbridge/nfc/poll"
 )
 
-func waitFor(t *testing.T, what string, cond func() bool) {
+// waitFor waits for cond, asked again after each command the board handles
+// (every change the tests wait for follows one).
+func waitFor(t *testing.T, e *pn532test.Emulator, what string, cond func() bool) {
 	t.Helper()
-	for end := time.Now().Add(15 * time.Second); time.Now().Before(end); time.Sleep(10 * time.Millisecond) {
-		if cond() {
-			return
-		}
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	defer cancel()
+	if e.Wait(ctx, cond) != nil {
+		t.Fatalf("timed out waiting for %s", what)
 	}
-	t.Fatalf("timed out waiting for %s", what)
 }
 
 // The whole route on the emulated board: the alias of a tapped tag, the
@@ -76,15 +77,15 @@ func TestPollReaderOnEmulator(t *testing.T) {
 	if err != nil || s.Object != ks.Object("https://agent.example", canary7) {
 		t.Fatalf("scan %+v %v", s, err)
 	}
-	waitFor(t, "the field off", func() bool { return !e.FieldOn() })
+	waitFor(t, e, "the field off", func() bool { return !e.FieldOn() })
 
 	e.SetFault(pn532test.Silent, -1)
-	waitFor(t, "no reader", func() bool { return r.Status().State == nfc.StateNoReader })
+	waitFor(t, e, "no reader", func() bool { return r.Status().State == nfc.StateNoReader })
 	if st := r.Status(); !errors.Is(st.Err, poll.ErrNoChip) || !strings.Contains(st.Err.Error(), "did not answer") {
 		t.Fatalf("status %+v", st)
 	}
 	e.SetFault(pn532test.None, 0)
-	waitFor(t, "the reader back", func() bool { return r.Status().State == nfc.StateReady })
+	waitFor(t, e, "the reader back", func() bool { return r.Status().State == nfc.StateReady })
 	e.SetTag(canary4)
 	if s, err := r.Scan(ctx(t), 10*time.Second); err != nil || s.Object != ks.Object("https://agent.example", canary4) {
 		t.Fatalf("scan after reconnecting: %+v %v", s, err)

@@ -72,10 +72,10 @@ func (r *Reader) open(ctx context.Context) (Chip, error) {
 // sleep waits d, or until ctx is done (false) or wake fires (a nil wake
 // never does).
 func (r *Reader) sleep(ctx context.Context, d time.Duration, wake <-chan struct{}) bool {
-	t := r.clock.NewTimer(d)
+	t := time.NewTimer(d)
 	defer t.Stop()
 	select {
-	case <-t.C():
+	case <-t.C:
 	case <-wake:
 	case <-ctx.Done():
 		return false
@@ -122,7 +122,7 @@ func (r *Reader) serve(ctx context.Context, chip Chip, held *presence) (healthy 
 			continue
 		}
 		fieldOn = true
-		t0 := r.clock.Now()
+		t0 := time.Now()
 		pctx, cancel := context.WithTimeout(ctx, r.opts.Exchange)
 		uid, err := chip.Poll(pctx)
 		cancel()
@@ -157,12 +157,13 @@ func (r *Reader) exchange(ctx context.Context, f func(context.Context) error) er
 // identify turns a polled UID into the window's result, unless it is the tag
 // already delivered and still in the field.
 func (r *Reader) identify(w *window, uid []byte, polledAt time.Time, held *presence) {
-	now := r.clock.Now()
+	now := time.Now()
 	s := nfc.Scan{Reader: r.opts.Name, PresentAt: polledAt, ReadyAt: now, ReaderTime: now.Sub(polledAt)}
 	if polledAt.Before(w.at) {
 		s.PresentAt = w.at
 	}
 	held.empty = 0
+	var next presence
 	switch {
 	case !validUIDLen(len(uid)):
 		if held.bad {
@@ -176,7 +177,7 @@ func (r *Reader) identify(w *window, uid []byte, polledAt time.Time, held *prese
 		if held.random {
 			return
 		}
-		*held = presence{random: true}
+		next = presence{random: true}
 		s.Unidentifiable = true
 		r.log.Info("nfc/poll: tag with a random UID (phone or emulated card): unidentifiable, not sent", "reader", r.opts.Name)
 	default:
@@ -184,23 +185,29 @@ func (r *Reader) identify(w *window, uid []byte, polledAt time.Time, held *prese
 		if held.ref == obj.ObjectRef {
 			return // left in the field since it was delivered
 		}
-		*held = presence{ref: obj.ObjectRef}
+		next = presence{ref: obj.ObjectRef}
 		s.Object = obj
 		r.log.Info("nfc/poll: tag read", "reader", r.opts.Name, "objectRef", obj.ObjectRef, "latency", s.ReadyAt.Sub(s.PresentAt))
 	}
-	r.deliver(w, s)
+	// Only a delivered tag counts as left in the field: one read as its
+	// window ended must be read again by the next window.
+	if r.deliver(w, s) {
+		*held = next
+	}
 }
 
-// deliver hands s to w and ends the window, if w is still the open one.
-func (r *Reader) deliver(w *window, s nfc.Scan) {
+// deliver hands s to w and ends the window, if w is still the open one, and
+// reports whether it did.
+func (r *Reader) deliver(w *window, s nfc.Scan) bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.win != w {
 		r.log.Info("nfc/poll: the armed window ended while the tag was read; result dropped")
-		return
+		return false
 	}
 	r.win = nil
 	w.results <- s // the window's first and only result: there is room
+	return true
 }
 
 func (r *Reader) unread(w *window, err error) {

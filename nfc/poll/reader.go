@@ -39,8 +39,6 @@ type Options struct {
 	Scope   string
 	// Logger receives diagnostics (never a UID); nil discards them.
 	Logger *slog.Logger
-	// Clock is the time source; nil means the system clock.
-	Clock nfc.Clock
 	// OnState, if set, is told of each status change, from the goroutine
 	// that made it; it must not block or call Close.
 	OnState func(nfc.Status)
@@ -71,9 +69,8 @@ type Options struct {
 // UIDs change at every activation, so "a random-UID tag" is remembered as
 // such instead.
 type Reader struct {
-	opts  Options
-	log   *slog.Logger
-	clock nfc.Clock
+	opts Options
+	log  *slog.Logger
 
 	wake chan struct{} // cap 1: a window opened
 
@@ -105,13 +102,10 @@ func New(o *Options) (*Reader, error) {
 	if o.Interval < 0 || o.Exchange < 0 || o.MinBackoff < 0 || o.MaxBackoff < 0 {
 		return nil, errors.New("nfc/poll: negative interval, exchange timeout or backoff")
 	}
-	r := &Reader{opts: *o, log: o.Logger, clock: o.Clock, wake: make(chan struct{}, 1),
+	r := &Reader{opts: *o, log: o.Logger, wake: make(chan struct{}, 1),
 		life: nfc.NewLifecycle("nfc/poll")}
 	if r.log == nil {
 		r.log = slog.New(slog.DiscardHandler)
-	}
-	if r.clock == nil {
-		r.clock = nfc.SystemClock()
 	}
 	def := func(d *time.Duration, v time.Duration) {
 		if *d == 0 {
@@ -204,7 +198,7 @@ func (r *Reader) ScanWith(ctx context.Context, d time.Duration, o *nfc.ScanOptio
 	if d <= 0 || d > nfc.MaxWindow {
 		return nfc.Scan{}, fmt.Errorf("nfc/poll: armed window must be between 0 and %v, got %v", nfc.MaxWindow, d)
 	}
-	w := &window{at: r.clock.Now(), results: make(chan nfc.Scan, 1), unread: make(chan error, 4)}
+	w := &window{at: time.Now(), results: make(chan nfc.Scan, 1), unread: make(chan error, 4)}
 	r.mu.Lock()
 	if r.life.Closed() {
 		r.mu.Unlock()
@@ -225,7 +219,7 @@ func (r *Reader) ScanWith(ctx context.Context, d time.Duration, o *nfc.ScanOptio
 		r.mu.Unlock()
 		r.setState(nfc.StateReady)
 	}()
-	return nfc.WaitWindow(ctx, r.clock, d, w.results, w.unread, r.life.Closing(), o)
+	return nfc.WaitWindow(ctx, d, w.results, w.unread, r.life.Closing(), o)
 }
 
 // armed returns the open window, nil if none.

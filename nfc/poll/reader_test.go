@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/agentcall/acbridge/internal/syncbuf"
@@ -41,15 +42,25 @@ type field struct {
 	fail     bool // Poll and Ping fail with ErrChip
 	miss     int  // polls left that miss the tag in the field (an edge of the field)
 	pinged   int
-	changed  chan struct{}
+	changed  chan struct{} // a token after each change, for eventually
 	closeCnt int
 }
 
-func newField() *field { return &field{changed: make(chan struct{})} }
+func newField() *field { return &field{changed: make(chan struct{}, 1)} }
+
+// signal leaves a token for eventually; one waiting already will do, as the
+// waiter reads the state itself.
+func (f *field) signal() {
+	select {
+	case f.changed <- struct{}{}:
+	default:
+	}
+}
 
 func (f *field) set(fn func(f *field)) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	defer f.signal()
 	fn(f)
 }
 
@@ -62,6 +73,7 @@ func (f *field) get() field {
 func (f *field) open(ctx context.Context) (poll.Chip, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	defer f.signal()
 	f.opens++
 	if f.openErr != nil {
 		return nil, f.openErr
@@ -74,6 +86,7 @@ type fakeChip struct{ f *field }
 func (c *fakeChip) Poll(ctx context.Context) ([]byte, error) {
 	c.f.mu.Lock()
 	defer c.f.mu.Unlock()
+	defer c.f.signal()
 	c.f.polls++
 	c.f.on = true
 	switch {
@@ -91,6 +104,7 @@ func (c *fakeChip) Poll(ctx context.Context) ([]byte, error) {
 func (c *fakeChip) FieldOff(ctx context.Context) error {
 	c.f.mu.Lock()
 	defer c.f.mu.Unlock()
+	defer c.f.signal()
 	c.f.on = false
 	return nil
 }
@@ -98,6 +112,7 @@ func (c *fakeChip) FieldOff(ctx context.Context) error {
 func (c *fakeChip) Ping(ctx context.Context) error {
 	c.f.mu.Lock()
 	defer c.f.mu.Unlock()
+	defer c.f.signal()
 	c.f.pinged++
 	if c.f.fail {
 		return fmt.Errorf("%w: no answer within 100ms", poll.ErrChip)
@@ -108,6 +123,7 @@ func (c *fakeChip) Ping(ctx context.Context) error {
 func (c *fakeChip) Close() error {
 	c.f.mu.Lock()
 	defer c.f.mu.Unlock()
+	defer c.f.signal()
 	c.f.closeCnt++
 	return nil
 }
@@ -136,6 +152,7 @@ func newRig(t *testing.T, tweak func(*poll.Options)) *rig {
 			g.mu.Lock()
 			g.states = append(g.states, st)
 			g.mu.Unlock()
+			g.f.signal()
 		}}
 	if tweak != nil {
 		tweak(o)
@@ -186,15 +203,20 @@ func (g *rig) noCanary(where, s string) {
 	}
 }
 
-// eventually waits up to 10 s for cond; the bound is generous on purpose.
+// eventually waits up to 10 s for cond, woken by each change of the fake
+// chip and of the reader's status. The tests run in synctest bubbles, where
+// the reader's timers fire as soon as everything waits, so the bound costs
+// nothing and nothing depends on the machine's speed.
 func (g *rig) eventually(what string, cond func() bool) {
 	g.t.Helper()
-	for end := time.Now().Add(10 * time.Second); time.Now().Before(end); time.Sleep(5 * time.Millisecond) {
-		if cond() {
-			return
+	deadline := time.After(10 * time.Second)
+	for !cond() {
+		select {
+		case <-g.f.changed:
+		case <-deadline:
+			g.t.Fatalf("timed out waiting for %s", what)
 		}
 	}
-	g.t.Fatalf("timed out waiting for %s", what)
 }
 
 func (g *rig) scan(d time.Duration, o *nfc.ScanOptions) (nfc.Scan, error) {
@@ -207,9 +229,11 @@ func (g *rig) scan(d time.Duration, o *nfc.ScanOptions) (nfc.Scan, error) {
 
 // A tag tapped inside the window gives the keyed alias, the chip is not
 // polled outside windows, and the field goes off when the window ends.
-func TestScanAliasWindowAndField(t *testing.T) {
+func TestScanAliasWindowAndField(t *testing.T) { synctest.Test(t, testScanAliasWindowAndField) }
+
+func testScanAliasWindowAndField(t *testing.T) {
 	g := newRig(t, nil)
-	time.Sleep(100 * time.Millisecond)
+	time.Sleep(100 * time.Millisecond) // synctest's clock: ten poll intervals
 	if n := g.f.get().polls; n != 0 {
 		t.Fatalf("%d polls before any window", n)
 	}
@@ -230,7 +254,7 @@ func TestScanAliasWindowAndField(t *testing.T) {
 		t.Fatalf("status after the window: %+v", st)
 	}
 	polls := g.f.get().polls
-	time.Sleep(100 * time.Millisecond)
+	time.Sleep(100 * time.Millisecond) // synctest's clock
 	if n := g.f.get().polls; n != polls {
 		t.Fatalf("polled %d times after the window ended", n-polls)
 	}
@@ -241,7 +265,9 @@ func TestScanAliasWindowAndField(t *testing.T) {
 
 // A tag in the field when the window opens counts once; left there it is
 // never read again, across windows; lifted and tapped again it counts.
-func TestTagLeftOnCountsOnce(t *testing.T) {
+func TestTagLeftOnCountsOnce(t *testing.T) { synctest.Test(t, testTagLeftOnCountsOnce) }
+
+func testTagLeftOnCountsOnce(t *testing.T) {
 	g := newRig(t, nil)
 	g.f.set(func(f *field) { f.uid = bytes.Clone(canary4) })
 	s, err := g.scan(10*time.Second, nil)
@@ -275,7 +301,9 @@ func TestTagLeftOnCountsOnce(t *testing.T) {
 
 // A random UID (a phone) is unidentifiable, and once reported it is not
 // reported again while a random-UID tag stays in the field.
-func TestRandomUIDUnidentifiable(t *testing.T) {
+func TestRandomUIDUnidentifiable(t *testing.T) { synctest.Test(t, testRandomUIDUnidentifiable) }
+
+func testRandomUIDUnidentifiable(t *testing.T) {
 	g := newRig(t, nil)
 	g.f.set(func(f *field) { f.uid = bytes.Clone(random4) })
 	s, err := g.scan(10*time.Second, nil)
@@ -290,7 +318,9 @@ func TestRandomUIDUnidentifiable(t *testing.T) {
 
 // A UID of no ISO 14443 length is told once to OnUnread and leaves the
 // window open for a good tap.
-func TestBadUIDLengthUnread(t *testing.T) {
+func TestBadUIDLengthUnread(t *testing.T) { synctest.Test(t, testBadUIDLengthUnread) }
+
+func testBadUIDLengthUnread(t *testing.T) {
 	g := newRig(t, nil)
 	g.f.set(func(f *field) { f.uid = []byte{1, 2, 3, 4, 5} })
 	var unread []error
@@ -319,7 +349,9 @@ func TestBadUIDLengthUnread(t *testing.T) {
 // A chip that stops answering is closed, Status says why (with the fix),
 // reopening is retried while the board is away, and the reader recovers
 // when it answers again. Idle pings notice it without a window.
-func TestChipFailureRecovers(t *testing.T) {
+func TestChipFailureRecovers(t *testing.T) { synctest.Test(t, testChipFailureRecovers) }
+
+func testChipFailureRecovers(t *testing.T) {
 	g := newRig(t, func(o *poll.Options) { o.IdleCheck = 20 * time.Millisecond })
 	g.eventually("an idle ping", func() bool { return g.f.get().pinged > 0 })
 	g.f.set(func(f *field) {
@@ -337,11 +369,19 @@ func TestChipFailureRecovers(t *testing.T) {
 		t.Fatalf("status does not carry the open error: %v", s.Err)
 	}
 	// A window opened while the board is away stays open for its return.
+	type result struct {
+		s   nfc.Scan
+		err error
+	}
+	res := make(chan result, 1)
 	go func() {
-		time.Sleep(50 * time.Millisecond)
-		g.f.set(func(f *field) { f.fail, f.openErr, f.uid = false, nil, bytes.Clone(canary7) })
+		s, err := g.scan(10*time.Second, nil)
+		res <- result{s, err}
 	}()
-	s, err := g.scan(10*time.Second, nil)
+	synctest.Wait() // the window is open, the board away
+	g.f.set(func(f *field) { f.fail, f.openErr, f.uid = false, nil, bytes.Clone(canary7) })
+	r := <-res
+	s, err := r.s, r.err
 	if err != nil || s.Object != g.ks.Object(scope, canary7) {
 		t.Fatalf("scan after recovery: %+v %v", s, err)
 	}
@@ -353,7 +393,9 @@ func TestChipFailureRecovers(t *testing.T) {
 
 // Close ends a waiting Scan with ErrClosed, is safe twice, and a Scan
 // after it fails at once.
-func TestCloseUnblocksScan(t *testing.T) {
+func TestCloseUnblocksScan(t *testing.T) { synctest.Test(t, testCloseUnblocksScan) }
+
+func testCloseUnblocksScan(t *testing.T) {
 	g := newRig(t, nil)
 	errc := make(chan error, 1)
 	go func() {

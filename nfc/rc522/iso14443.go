@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/agentcall/acbridge/nfc/poll"
 )
@@ -179,7 +180,7 @@ func (c *Chip) transceive(ctx context.Context, data []byte, txBits byte) ([]byte
 // The chip's timer ends every exchange within 25 ms; a chip whose
 // interrupts never come is not working.
 func (c *Chip) waitIRQ(ctx context.Context) (byte, error) {
-	deadline := c.clock.Now().Add(irqDeadline)
+	deadline := time.Now().Add(irqDeadline)
 	for {
 		irq, err := c.bus.read(regCommIrq)
 		if err != nil {
@@ -188,7 +189,7 @@ func (c *Chip) waitIRQ(ctx context.Context) (byte, error) {
 		if irq&(irqRx|irqIdle|irqTimer) != 0 {
 			return irq, nil
 		}
-		if c.clock.Now().After(deadline) {
+		if time.Now().After(deadline) {
 			return 0, fmt.Errorf("rc522: no interrupt from the chip within %v of a transceive (CommIrqReg 0x%02X): it is not working: %w", irqDeadline, irq, ErrWiring)
 		}
 		if err := c.sleep(ctx, pollInterval); err != nil {

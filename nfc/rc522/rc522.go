@@ -17,7 +17,6 @@ import (
 	"periph.io/x/conn/v3/spi"
 	"periph.io/x/host/v3/sysfs"
 
-	"github.com/agentcall/acbridge/nfc"
 	"github.com/agentcall/acbridge/nfc/poll"
 )
 
@@ -65,15 +64,12 @@ type Options struct {
 	OpenReset func() (ResetLine, error)
 	// Speed is the SPI clock; 0 means DefaultSpeed.
 	Speed physic.Frequency
-	// Clock times the waits; nil means the system clock.
-	Clock nfc.Clock
 	// Logger receives diagnostics (never a UID); nil discards them.
 	Logger *slog.Logger
 }
 
 // Chip is an opened MFRC522. It implements poll.Chip.
 type Chip struct {
-	clock   nfc.Clock
 	log     *slog.Logger
 	port    spi.PortCloser
 	reset   ResetLine
@@ -107,10 +103,7 @@ func Open(ctx context.Context, o *Options) (*Chip, error) {
 	if o == nil {
 		o = &Options{}
 	}
-	c := &Chip{clock: o.Clock, log: o.Logger}
-	if c.clock == nil {
-		c.clock = nfc.SystemClock()
-	}
+	c := &Chip{log: o.Logger}
 	if c.log == nil {
 		c.log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
@@ -196,7 +189,7 @@ func (c *Chip) hardReset(ctx context.Context) error {
 // waitAwake waits for the soft reset to end: CommandReg's PowerDown bit
 // stays set until the oscillator runs (datasheet 9.3.1.2).
 func (c *Chip) waitAwake(ctx context.Context) error {
-	deadline := c.clock.Now().Add(irqDeadline)
+	deadline := time.Now().Add(irqDeadline)
 	for {
 		v, err := c.bus.read(regCommand)
 		if err != nil {
@@ -205,7 +198,7 @@ func (c *Chip) waitAwake(ctx context.Context) error {
 		if v&powerDown == 0 {
 			return nil
 		}
-		if c.clock.Now().After(deadline) {
+		if time.Now().After(deadline) {
 			return fmt.Errorf("rc522: the chip did not wake from its soft reset within %v (CommandReg 0x%02X): check its 3.3 V supply and the RST wire: %w", irqDeadline, v, ErrWiring)
 		}
 		if err := c.sleep(ctx, pollInterval); err != nil {
@@ -326,12 +319,12 @@ func (c *Chip) enter(ctx context.Context) error {
 var errClosed = fmt.Errorf("rc522: the chip is closed: %w", poll.ErrChip)
 
 func (c *Chip) sleep(ctx context.Context, d time.Duration) error {
-	t := c.clock.NewTimer(d)
+	t := time.NewTimer(d)
 	defer t.Stop()
 	select {
 	case <-ctx.Done():
 		return ctx.Err()
-	case <-t.C():
+	case <-t.C:
 		return nil
 	}
 }

@@ -9,20 +9,38 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"os"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
 )
 
-// Addresses and reader names of the two slots the Debian vpcd driver
-// configures (/etc/reader.conf.d/vpcd: CHANNELID 0x8C7B = 35963, the second
-// slot one port above).
+// Reader names of the two slots the Debian vpcd driver configures.
 const (
-	DefaultAddr   = "127.0.0.1:35963"
 	DefaultReader = "Virtual PCD 00 00"
-	SecondAddr    = "127.0.0.1:35964"
 	SecondReader  = "Virtual PCD 00 01"
 )
+
+// PortEnv names the environment variable holding the first slot's port when
+// it is not the Debian default, 35963 (/etc/reader.conf.d/vpcd: CHANNELID
+// 0x8C7B); the second slot listens one port above. scripts/pcscd.sh run sets
+// it for the private pcscd of a test run, whose reader no one else uses.
+const PortEnv = "ACBRIDGE_VPCD_PORT"
+
+// Addresses of the two slots, from PortEnv when it holds a port.
+var (
+	DefaultAddr = slotAddr(0)
+	SecondAddr  = slotAddr(1)
+)
+
+func slotAddr(slot int) string {
+	port := 35963
+	if p, err := strconv.Atoi(os.Getenv(PortEnv)); err == nil && p > 0 && p < 65535 {
+		port = p
+	}
+	return net.JoinHostPort("127.0.0.1", strconv.Itoa(port+slot))
+}
 
 // MaxUIDLen bounds the identifier a virtual card presents (ISO/IEC 14443-3
 // triple-size UIDs are the longest, 10 bytes).

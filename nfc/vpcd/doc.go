@@ -5,7 +5,8 @@
 // Protocol (vsmartcard, ifd-vpcd / virtualsmartcard.VirtualSmartcard): the
 // driver loaded by pcscd listens on TCP (reader "Virtual PCD 00 00" on port
 // 35963, "Virtual PCD 00 01" on 35964, from /etc/reader.conf.d/vpcd, CHANNELID
-// 0x8C7B); the virtual card connects to it. Every message in both directions
+// 0x8C7B; another pair when PortEnv names one); the virtual card connects to
+// it. Every message in both directions
 // is a 2-byte big-endian length followed by the payload. A 1-byte message from
 // the driver is a control: 0x00 power off, 0x01 power on, 0x02 reset (no
 // answer), 0x04 get ATR (answered with the ATR). Any longer message is a

@@ -9,12 +9,15 @@ package pn532test
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"os"
 	"sync"
 	"testing"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/agentcall/acbridge/internal/changed"
 )
 
 // Fault is a way the board misbehaves.
@@ -47,6 +50,7 @@ type Emulator struct {
 	faultN   int // answers left to spoil; negative: all
 	commands []byte
 	polls    int
+	changed  changed.Signal // after each command handled
 }
 
 // New starts an emulated board, asleep, field off, no tag. Close it.
@@ -101,6 +105,12 @@ func (e *Emulator) Polls() int {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	return e.polls
+}
+
+// Wait blocks until cond reports true, asking again after each command the
+// board handles, or until ctx is done. cond may call the Emulator's methods.
+func (e *Emulator) Wait(ctx context.Context, cond func() bool) error {
+	return e.changed.Wait(ctx, cond)
 }
 
 // Commands returns the command codes received, in order.
@@ -163,6 +173,7 @@ func (e *Emulator) consume(in []byte) []byte {
 		}
 		if sum == 0 && len(data) >= 2 && data[0] == 0xD4 {
 			e.command(data[1], data[2:])
+			e.changed.Notify()
 		}
 		in = f[3+int(n):]
 	}

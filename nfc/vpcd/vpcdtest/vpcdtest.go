@@ -2,6 +2,7 @@ package vpcdtest
 
 import (
 	"bytes"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -21,8 +22,16 @@ import (
 // Reader is the vpcd slot tests use; vpcd.DefaultAddr serves it.
 const Reader = vpcd.DefaultReader
 
-// lockPath is shared by all test processes on the machine.
-var lockPath = filepath.Join(os.TempDir(), "acbridge-vpcd.lock")
+// lockPath is shared by all test processes that use the same reader: the
+// system pcscd's, or the private one of a test run (scripts/pcscd.sh run),
+// whose tests wait for none but each other.
+var lockPath = func() string {
+	name := "acbridge-vpcd.lock"
+	if p := os.Getenv(vpcd.PortEnv); p != "" {
+		name = "acbridge-vpcd-" + p + ".lock"
+	}
+	return filepath.Join(os.TempDir(), name)
+}()
 
 // Require skips or fails t unless pcscd answers and lists the vpcd reader,
 // then holds the machine-wide vpcd lock until t ends.
@@ -84,9 +93,61 @@ func probe() error {
 	return nil
 }
 
-// PCSCDPid returns the pid of the running pcscd, 0 if none.
+// WaitTagPresent waits up to timeout until pcscd reports a card on Reader
+// (want) or none, through a PC/SC context of its own: each
+// SCardGetStatusChange returns at the reader's next change. A pcscd that is
+// restarting is waited for.
+func WaitTagPresent(t testing.TB, want bool, timeout time.Duration) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	var err error
+	for time.Now().Before(deadline) {
+		var done bool
+		if done, err = waitPresence(want, deadline); done {
+			return
+		}
+		time.Sleep(50 * time.Millisecond) // pcscd (re)starting: a real process
+	}
+	t.Fatalf("tag presence did not become %v (%v)", want, err)
+}
+
+// waitPresence reports whether the presence became want before deadline; an
+// error means pcscd could not be asked.
+func waitPresence(want bool, deadline time.Time) (bool, error) {
+	ctx, err := scard.EstablishContext()
+	if err != nil {
+		return false, err
+	}
+	defer ctx.Release()
+	rs := []scard.ReaderState{{Reader: Reader, CurrentState: scard.StateUnaware}}
+	for {
+		left := time.Until(deadline)
+		if left <= 0 {
+			return false, nil
+		}
+		err := ctx.GetStatusChange(rs, left)
+		if errors.Is(err, scard.ErrTimeout) {
+			return false, nil
+		}
+		if err != nil {
+			return false, err
+		}
+		if rs[0].EventState&scard.StatePresent != 0 == want {
+			return true, nil
+		}
+		rs[0].CurrentState = rs[0].EventState &^ scard.StateChanged
+	}
+}
+
+// PCSCDPid returns the pid of the running pcscd, 0 if none. pcscd keeps its
+// pid file beside its socket; a private pcscd's socket directory is mounted
+// on /run/pcscd in its own mount namespace.
 func PCSCDPid() int {
-	b, err := os.ReadFile("/run/pcscd/pcscd.pid")
+	dir := "/run/pcscd"
+	if s := os.Getenv("PCSCLITE_CSOCK_NAME"); s != "" {
+		dir = filepath.Dir(s)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "pcscd.pid"))
 	if err != nil {
 		return 0
 	}
