@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"os"
 	"strings"
 	"testing"
@@ -73,7 +74,7 @@ func TestLiberalAgentKeepsItsSession(t *testing.T) {
 			}
 			if transport == "websocket" {
 				// voice.owner "client": the daemon speaks, 4,096 bytes at most.
-				waitAny(5*time.Second, func() string { b, _ := os.ReadFile(spoken); return string(b) }, liberalagent.PromptHead)
+				waitAny(5*time.Second, fileText(spoken), liberalagent.PromptHead)
 				b, _ := os.ReadFile(spoken)
 				for _, line := range strings.Split(string(b), "\n") {
 					if len(line) > 4096 {
@@ -94,4 +95,23 @@ func grepLines(s, sub string) string {
 		}
 	}
 	return strings.Join(out, "\n")
+}
+
+// fileText is a wait for waitAny on the text of a file another process (the
+// TTS command) writes: no event tells when it did, so it is read each 50 ms.
+func fileText(path string) func(context.Context, func(string) bool) error {
+	return func(ctx context.Context, cond func(string) bool) error {
+		tick := time.NewTicker(50 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			if b, _ := os.ReadFile(path); cond(string(b)) {
+				return nil
+			}
+			select {
+			case <-ctx.Done():
+				return ctx.Err()
+			case <-tick.C:
+			}
+		}
+	}
 }
