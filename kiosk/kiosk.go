@@ -245,6 +245,15 @@ func (c source) Close() error {
 	return c.s.controls.Close()
 }
 
+// Mask tells the page an object reference this kiosk sent: wherever an
+// agent echoes its alias, whole or a run of 8 of its characters, however
+// spelled, the page shows "(object)" instead. The last 64 are remembered.
+func (s *Server) Mask(objectRef string) {
+	s.mu.Lock()
+	s.st.refs.add(objectRef)
+	s.mu.Unlock()
+}
+
 // Texts delivers the turns typed in the page's text box (Options.TextBox).
 // The channel is buffered and never closed; a turn typed while it is full is
 // refused to the page rather than queued without bound.
