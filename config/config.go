@@ -156,6 +156,8 @@ type Metrics struct {
 	// KioskID labels the metrics for a fleet-wide Prometheus; empty means
 	// the host name (docs/fleet.md).
 	KioskID string `toml:"kiosk_id"`
+	// IdleTimeout closes a scrape connection idle this long.
+	IdleTimeout Duration `toml:"idle_timeout"`
 }
 
 // Kiosk configures the optional local touch page.
@@ -224,6 +226,7 @@ func (c *Config) applyDefaults() {
 	setDur(&c.Camera.SettleTimeout, 2*time.Second)
 	setDur(&c.Camera.Timeout, 10*time.Second)
 	setDur(&c.Audio.EngagementIdle, 20*time.Second)
+	setDur(&c.Metrics.IdleTimeout, 30*time.Second)
 	if c.Audio.DuckDB == 0 {
 		c.Audio.DuckDB = -60
 	}
@@ -395,6 +398,9 @@ func (c *Config) Validate() error {
 		if l.v != "" && !loopbackAddr(l.v) {
 			add("%s must be a loopback address with a port between 0 and 65535, like 127.0.0.1:9464", l.key)
 		}
+	}
+	if d := c.Metrics.IdleTimeout.Duration; d < 100*time.Millisecond || d > 10*time.Minute {
+		add("metrics.idle_timeout must be between 100ms and 10m")
 	}
 	if !kioskID.MatchString(c.Metrics.KioskID) {
 		add("metrics.kiosk_id must be at most 63 letters, digits, '.', '_' or '-'")

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/agentcall/acbridge/button"
+	"github.com/agentcall/acbridge/internal/connlimit"
 	"github.com/agentcall/acbridge/notice"
 )
 
@@ -36,6 +37,9 @@ type Options struct {
 	// BodyTimeout bounds reading one request's body (default 5 s); a
 	// request still sending its body then is cut off.
 	BodyTimeout time.Duration
+	// IdleTimeout closes a connection idle this long between requests
+	// (default 60 s).
+	IdleTimeout time.Duration
 }
 
 var (
@@ -52,6 +56,7 @@ const (
 	maxTypedLen = 500     // characters of one typed turn
 	maxPages    = 8       // live streams at once
 	textsQueue  = 4       // typed turns waiting for the bridge
+	maxConns    = 32      // open connections, the live stream's included
 	heartbeat   = 15 * time.Second
 )
 
@@ -131,14 +136,20 @@ func New(o *Options) (*Server, error) {
 		s.bodyTimeout = defaultBodyTimeout
 	}
 	s.hosts, s.origins = allowedHosts(host, ln.Addr().(*net.TCPAddr).Port)
+	idle := o.IdleTimeout
+	if idle <= 0 {
+		idle = 60 * time.Second
+	}
 	s.http = &http.Server{
 		Handler:           s.routes(),
 		ReadHeaderTimeout: 5 * time.Second,
-		// No WriteTimeout: the live stream is long-lived; it ends with the
-		// page or with Close.
-		IdleTimeout: 60 * time.Second,
+		// No WriteTimeout or ReadTimeout: the live stream is long-lived;
+		// it ends with the page, with Close or at maxStream. Bodies have
+		// their own deadline (BodyTimeout).
+		IdleTimeout: idle,
 		ErrorLog:    slog.NewLogLogger(log.Handler(), slog.LevelDebug),
 	}
+	s.ln = connlimit.Serve(s.http, ln, maxConns)
 	return s, nil
 }
 
