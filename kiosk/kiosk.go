@@ -10,6 +10,9 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/netip"
+	"os/user"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -40,6 +43,16 @@ type Options struct {
 	// IdleTimeout closes a connection idle this long between requests
 	// (default 60 s).
 	IdleTimeout time.Duration
+	// BrowserUser is the account that runs the kiosk's browser. When set,
+	// only connections that account owns may open the live stream and
+	// press a control that collects (scan, photo, talk): any local process
+	// can load the page, and without this could press for a person. Empty:
+	// any local account (a machine with no other users). An account that
+	// does not exist turns those controls off, with a warning.
+	BrowserUser string
+	// StreamLifetime ends a live stream this long after it opened
+	// (default 10 min); the page reconnects at once.
+	StreamLifetime time.Duration
 }
 
 var (
@@ -58,6 +71,8 @@ const (
 	textsQueue  = 4       // typed turns waiting for the bridge
 	maxConns    = 32      // open connections, the live stream's included
 	heartbeat   = 15 * time.Second
+
+	defaultStreamLife = 10 * time.Minute
 )
 
 // Server is the kiosk page: an HTTP server on loopback, the state it shows
@@ -74,6 +89,11 @@ type Server struct {
 	textBox bool
 
 	bodyTimeout time.Duration
+	streamLife  time.Duration
+
+	browser    string // Options.BrowserUser; "" lets any account in
+	browserUID uint32
+	browserOK  bool // browser names an account, browserUID its uid
 
 	controls *button.Debouncer
 	texts    chan string
@@ -81,6 +101,7 @@ type Server struct {
 	mu      sync.Mutex
 	st      state
 	pages   map[string]*page
+	opened  uint64 // pages opened so far
 	closed  bool
 	running bool
 	off     bool // the Source was closed: presses are refused
@@ -135,6 +156,22 @@ func New(o *Options) (*Server, error) {
 	if s.bodyTimeout <= 0 {
 		s.bodyTimeout = defaultBodyTimeout
 	}
+	s.streamLife = o.StreamLifetime
+	if s.streamLife <= 0 {
+		s.streamLife = defaultStreamLife
+	}
+	if s.browser = o.BrowserUser; s.browser != "" {
+		u, err := user.Lookup(s.browser)
+		var uid uint64
+		if err == nil {
+			uid, err = strconv.ParseUint(u.Uid, 10, 32)
+		}
+		if err != nil {
+			log.Warn("kiosk: the on-screen scan, photo and talk controls are off: kiosk.browser_user is not an account here; set it to the account that runs the browser",
+				"browser_user", clip(s.browser, 64))
+		}
+		s.browserUID, s.browserOK = uint32(uid), err == nil
+	}
 	s.hosts, s.origins = allowedHosts(host, ln.Addr().(*net.TCPAddr).Port)
 	idle := o.IdleTimeout
 	if idle <= 0 {
@@ -186,6 +223,26 @@ func allowedHosts(host string, port int) (hosts, origins map[string]bool) {
 		origins["http://"+h] = true
 	}
 	return hosts, origins
+}
+
+// fromBrowser reports whether r comes from the account that runs the
+// kiosk's browser (Options.BrowserUser), asking the kernel who owns the
+// connection's other end.
+func (s *Server) fromBrowser(r *http.Request) bool {
+	if s.browser == "" {
+		return true
+	}
+	if !s.browserOK {
+		return false
+	}
+	local, _ := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
+	server, err1 := netip.ParseAddrPort(fmt.Sprint(local))
+	client, err2 := netip.ParseAddrPort(r.RemoteAddr)
+	if err1 != nil || err2 != nil {
+		return false
+	}
+	uid, err := peerUID(server, client)
+	return err == nil && uid == s.browserUID
 }
 
 // Addr is the address the page is served on.
