@@ -6,6 +6,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -74,23 +75,22 @@ func gone(pid int) bool {
 
 // A program that exits at once but leaves children behind, in the three
 // shapes a shell makes them: in the group and holding the output, in a
-// subshell that exits (an orphan), and in a session of its own. When Run
-// returns, every one of them is gone, and Run did not wait for them.
+// subshell that exits (an orphan), and in a session of its own; and one
+// stopped while it still runs. When Run returns, every child is gone.
 func TestRunLeavesNoChildren(t *testing.T) {
 	for name, script := range map[string]string{
 		"background":        `sleep 600 & echo $! >&2; exit 0`,
 		"subshell":          `(sleep 600 & echo $! >&2); exit 0`,
 		"setsid":            `setsid sleep 600 & echo $! >&2; exit 0`,
 		"setsid, no output": `setsid sleep 600 >/dev/null 2>&1 </dev/null & echo $! >&2; exit 0`,
-		"setsid, timed out": `setsid sleep 600 & echo $! >&2; sleep 600`,
+		"setsid, stopped":   `setsid sleep 600 & echo $! >&2; echo started; sleep 600`,
 	} {
 		t.Run(name, func(t *testing.T) {
-			timeout := 20 * time.Second
-			if strings.Contains(name, "timed out") {
-				timeout = 300 * time.Millisecond
-			}
+			// The stopped one is stopped once it says it started its child.
+			stop := make(chan struct{})
+			out := &signalWriter{ch: stop}
 			start := time.Now()
-			res, err := Run(context.Background(), &Options{Path: "/bin/sh", Args: []string{"-c", script}, Stdout: &strings.Builder{}, Timeout: timeout})
+			res, err := Run(context.Background(), &Options{Path: "/bin/sh", Args: []string{"-c", script}, Stdout: out, Stop: stop, Timeout: time.Minute})
 			elapsed := time.Since(start)
 			if err != nil {
 				t.Fatal(err)
@@ -106,4 +106,15 @@ func TestRunLeavesNoChildren(t *testing.T) {
 			t.Logf("%s: Run took %v", name, elapsed)
 		})
 	}
+}
+
+// signalWriter closes ch at the first write.
+type signalWriter struct {
+	ch   chan struct{}
+	once sync.Once
+}
+
+func (w *signalWriter) Write(p []byte) (int, error) {
+	w.once.Do(func() { close(w.ch) })
+	return len(p), nil
 }
