@@ -92,6 +92,10 @@ type Options struct {
 	// Display, if set, receives every Notice too (the kiosk page). It is
 	// called from the bridge's goroutine and must not block.
 	Display func(notice.Notice)
+	// SentRef, if set, is told each object reference before it is sent,
+	// so that a display can mask it when the agent echoes it (the kiosk
+	// page's Mask). It must not block.
+	SentRef func(objectRef string)
 	// Speak, if set, says text aloud (local TTS); it must return promptly.
 	Speak func(text string)
 	// Logger is the daemon's log; Audit receives one line per observation

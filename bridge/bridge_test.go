@@ -358,3 +358,25 @@ func (c *countingCamera) Photo(ctx context.Context) (*protocol.Image, error) {
 	c.n.Add(1)
 	return c.Camera.Photo(ctx)
 }
+
+// SentRef is told the object reference of a scan before it is sent, so
+// that a display can mask it when the agent echoes it.
+func TestSentRefToldBeforeSending(t *testing.T) {
+	refs := make(chan string, 4)
+	r := newRig(t, func(r *rig) {
+		r.tune = func(o *bridge.Options) { o.SentRef = func(ref string) { refs <- ref } }
+	})
+	r.press(button.Scan)
+	waitNotice(t, r.out, "the reader armed", armedFor(button.Scan), 1)
+	r.reader.Tap(canaryUID)
+	waitFor(t, r.out, "agent: Unknown object; no association stored.", 1)
+	var ref string
+	select {
+	case ref = <-refs:
+	default:
+		t.Fatal("SentRef was not told the scan's object reference")
+	}
+	if !strings.HasPrefix(ref, "urn:agentcall:object:") || !strings.Contains(r.log.String(), "objectRef="+ref) {
+		t.Fatalf("SentRef got %q; the audit says:\n%s", ref, r.log.String())
+	}
+}

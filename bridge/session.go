@@ -350,6 +350,9 @@ func (c *conv) collectionDone(ctx context.Context, r collected) {
 		}
 		return
 	}
+	if o := r.obs.Object; o != nil && b.o.SentRef != nil {
+		b.o.SentRef(o.ObjectRef)
+	}
 	turn, err := c.s.Observe(ctx, r.obs, r.interactionID)
 	if err != nil {
 		b.o.Metrics.rejected(protocol.Codes(err))

@@ -18,6 +18,14 @@ import (
 // the grace only covers an agent whose first checks are slow or lost.
 const prflxGrace = 3 * time.Second
 
+// maxRemoteCandidates bounds the remote candidates pion keeps for one
+// connection, those of the answer and the peer-reflexive ones together.
+// Every kept candidate is paired with each local one and sent STUN checks,
+// so an answer listing thousands would turn the kiosk into a packet
+// source; a server with several interfaces, both address families, TCP
+// and a few relays stays well below this.
+const maxRemoteCandidates = 64
+
 // maxRefusalsShown bounds the refusals an error lists: an answer may carry
 // many candidates, and the first few say what is wrong.
 const maxRefusalsShown = 6
@@ -33,6 +41,7 @@ type candidateLog struct {
 	seen       map[netip.Addr]bool
 	accepted   chan struct{} // closed at the first allowed candidate
 	acceptOnce sync.Once
+	kept       int // remote candidates allow let through (guarded by mu)
 }
 
 func newCandidateLog(p *Policy) *candidateLog {
@@ -45,10 +54,20 @@ func newCandidateLog(p *Policy) *candidateLog {
 // cannot point the kiosk's connectivity checks at its LAN.
 func (l *candidateLog) allow(ip net.IP) bool {
 	a, ok := netip.AddrFromSlice(ip)
-	if !ok {
+	if !ok || !l.check(a.Unmap()) {
 		return false
 	}
-	return l.check(a.Unmap())
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.kept >= maxRemoteCandidates {
+		if l.kept == maxRemoteCandidates {
+			l.refused = append(l.refused, fmt.Sprintf("more than %d candidates: the rest are ignored", maxRemoteCandidates))
+			l.kept++
+		}
+		return false
+	}
+	l.kept++
+	return true
 }
 
 func (l *candidateLog) check(a netip.Addr) bool {

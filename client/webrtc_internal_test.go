@@ -53,3 +53,21 @@ func TestSinkNeedsADecoder(t *testing.T) {
 		t.Fatalf("no audio at all: %v", err)
 	}
 }
+
+// An answer listing a thousand allowed candidates gets connectivity checks
+// sent to no more than maxRemoteCandidates of them.
+func TestRemoteCandidateCap(t *testing.T) {
+	l := newCandidateLog((&Policy{}).orDefault())
+	kept := 0
+	for i := range 1000 {
+		if l.allow(net.IPv4(93, 184, byte(i>>8), byte(i))) {
+			kept++
+		}
+	}
+	if kept != maxRemoteCandidates {
+		t.Fatalf("%d of 1000 remote candidates kept, want %d", kept, maxRemoteCandidates)
+	}
+	if r := l.refusals(); !strings.Contains(r, "the rest are ignored") {
+		t.Fatalf("refusals do not say candidates were ignored: %q", r)
+	}
+}

@@ -156,13 +156,23 @@ type Metrics struct {
 	// KioskID labels the metrics for a fleet-wide Prometheus; empty means
 	// the host name (docs/fleet.md).
 	KioskID string `toml:"kiosk_id"`
+	// IdleTimeout closes a scrape connection idle this long.
+	IdleTimeout Duration `toml:"idle_timeout"`
 }
 
 // Kiosk configures the optional local touch page.
 type Kiosk struct {
 	Listen  string `toml:"listen"`
 	TextBox bool   `toml:"text_box"`
+	// BrowserUser is the account that runs the kiosk's browser: only its
+	// connections may show the page live and press scan, photo or talk
+	// (docs/kiosk.md). "any" lets every local account do so.
+	BrowserUser string `toml:"browser_user"`
 }
+
+// AnyBrowserUser is the kiosk.browser_user that lets every local account
+// show the page and press.
+const AnyBrowserUser = "any"
 
 // Duration is a time.Duration written as "15s", "1m30s".
 type Duration struct{ time.Duration }
@@ -224,6 +234,8 @@ func (c *Config) applyDefaults() {
 	setDur(&c.Camera.SettleTimeout, 2*time.Second)
 	setDur(&c.Camera.Timeout, 10*time.Second)
 	setDur(&c.Audio.EngagementIdle, 20*time.Second)
+	setDur(&c.Metrics.IdleTimeout, 30*time.Second)
+	setStr(&c.Kiosk.BrowserUser, "acbridge-kiosk")
 	if c.Audio.DuckDB == 0 {
 		c.Audio.DuckDB = -60
 	}
@@ -300,6 +312,9 @@ func ParseWith(b []byte, override func(*Config)) (*Config, error) {
 type Problems []string
 
 func (p Problems) Error() string { return strings.Join(p, "; ") }
+
+// accountName is what useradd accepts as a user name, bounded.
+var accountName = regexp.MustCompile(`^[a-z_][a-z0-9_-]{0,31}\$?$`)
 
 // kioskID bounds metrics.kiosk_id to what a Prometheus label value and a
 // host name can both carry.
@@ -395,6 +410,12 @@ func (c *Config) Validate() error {
 		if l.v != "" && !loopbackAddr(l.v) {
 			add("%s must be a loopback address with a port between 0 and 65535, like 127.0.0.1:9464", l.key)
 		}
+	}
+	if !accountName.MatchString(c.Kiosk.BrowserUser) {
+		add("kiosk.browser_user must be an account name (the one that runs the kiosk's browser) or \"any\"")
+	}
+	if d := c.Metrics.IdleTimeout.Duration; d < 100*time.Millisecond || d > 10*time.Minute {
+		add("metrics.idle_timeout must be between 100ms and 10m")
 	}
 	if !kioskID.MatchString(c.Metrics.KioskID) {
 		add("metrics.kiosk_id must be at most 63 letters, digits, '.', '_' or '-'")

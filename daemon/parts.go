@@ -14,12 +14,19 @@ import (
 	"github.com/agentcall/acbridge/client"
 	"github.com/agentcall/acbridge/config"
 	"github.com/agentcall/acbridge/fleet"
+	"github.com/agentcall/acbridge/internal/connlimit"
 	"github.com/agentcall/acbridge/internal/journallog"
 	"github.com/agentcall/acbridge/keystore"
 	"github.com/agentcall/acbridge/nfc"
 	"github.com/agentcall/acbridge/station"
 	"github.com/prometheus/client_golang/prometheus"
 )
+
+// maxMetricsConns bounds the metrics endpoint's connections: a Prometheus
+// or two and a person with curl. Each costs tens of KiB, and a local
+// process could otherwise open thousands (connlimit keeps the scrape
+// working when they are idle).
+const maxMetricsConns = 16
 
 // parts are the opened devices and services of one daemon generation (a
 // SIGHUP builds a new generation).
@@ -83,7 +90,15 @@ func build(ctx context.Context, cfg *config.Config, o *Options, log *slog.Logger
 		log.Info("metrics", "listen", ln.Addr().String())
 		mux := http.NewServeMux()
 		mux.Handle("/metrics", p.metrics.Handler())
-		p.metSrv = &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
+		p.metSrv = &http.Server{
+			Handler:           mux,
+			ReadHeaderTimeout: 5 * time.Second,
+			ReadTimeout:       10 * time.Second,
+			WriteTimeout:      30 * time.Second,
+			IdleTimeout:       cfg.Metrics.IdleTimeout.Duration,
+			ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelDebug),
+		}
+		ln = connlimit.Serve(p.metSrv, ln, maxMetricsConns)
 		p.wg.Add(1)
 		go func() { defer p.wg.Done(); p.metSrv.Serve(ln) }()
 		p.closers = append(p.closers, p.metSrv.Close)
@@ -132,6 +147,7 @@ func bridgeOptions(cfg *config.Config, p *parts, out io.Writer, onState func(bri
 	}
 	if p.station.Kiosk != nil {
 		o.Display = p.station.Kiosk.Display
+		o.SentRef = p.station.Kiosk.Mask
 	}
 	o.OpenMic, o.Speaker, o.Volume = p.station.Mic.Open, p.station.Speaker, p.station.Volume
 	o.EngagementIdle = cfg.Audio.EngagementIdle.Duration

@@ -60,6 +60,10 @@ func (s *Server) press(w http.ResponseWriter, r *http.Request) {
 		s.refuse(w, r, http.StatusBadRequest, "action", "unknown action for this control")
 		return
 	}
+	if collects(req.Control) && req.Action != actRelease && !s.fromBrowser(r) {
+		s.refuse(w, r, http.StatusForbidden, "browser", "only the kiosk's own browser (kiosk.browser_user) may "+verb(req.Control))
+		return
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	p, ok := s.pageFor(w, r, req.report)

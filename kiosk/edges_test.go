@@ -159,3 +159,51 @@ func TestStalledBodiesAreCutOff(t *testing.T) {
 		t.Errorf("heap in use grew from %d KiB to %d KiB", h0>>10, h1>>10)
 	}
 }
+
+// The page masks the aliases the kiosk sent, however the agent spells them
+// around or inside: a pattern for the URN alone lets each of these through.
+func TestSentAliasIsMaskedHoweverEchoed(t *testing.T) {
+	const canary = "canaryo2k7p3q4r5s6t7u2v3w4"
+	const urn = "urn:agentcall:object:"
+	cyr := strings.ReplaceAll(canary, "o", "о") // Cyrillic о
+	for name, c := range map[string]struct{ text, shown string }{
+		"after a space":      {urn + " " + canary, canary},
+		"after a newline":    {urn + "\n" + canary, canary},
+		"after a tab":        {urn + "\t" + canary, canary},
+		"fullwidth colon":    {"urn:agentcall:object：" + canary, canary},
+		"Cyrillic o (URN)":   {"urn:agentcall:оbject:" + canary, canary},
+		"Cyrillic o (alias)": {urn + cyr, cyr},
+		"combining mark":     {urn + canary[:6] + "\u0301" + canary[6:], canary[6:]},
+		"percent-encoded":    {"urn%3Aagentcall%3Aobject%3A" + canary, canary},
+		"alias alone":        {"your tag is " + canary + ".", canary},
+		"spaced out":         {"your tag is " + canary[:9] + " " + canary[9:18] + " " + canary[18:], canary[9:18]},
+		"fullwidth alias":    {"your tag is ｃａｎａｒｙｏ２ｋ７ｐ３ｑ４ｒ５ｓ６ｔ７ｕ２ｖ３ｗ４", "ｐ３ｑ４"},
+		"upper case":         {"your tag is " + strings.ToUpper(canary), strings.ToUpper(canary)},
+	} {
+		t.Run(name, func(t *testing.T) {
+			s := startKiosk(t, nil)
+			s.Display(notice.Notice{Kind: notice.Connected, Text: "https://agent.example"})
+			s.Mask(urn + canary)
+			s.Display(notice.Notice{Kind: notice.AgentText, Text: "I know " + c.text + " well"})
+			s.Display(notice.Notice{Kind: notice.RunDone})
+			s.Display(notice.Notice{Kind: notice.Prompt, Control: "scan", Text: "Is it " + c.text + "?"})
+			raw := readState(t, s)
+			for _, part := range []string{canary, canary[:13], canary[13:], c.shown} {
+				if strings.Contains(raw, part) {
+					t.Fatalf("the page shows %q of a sent alias:\n%s", part, raw)
+				}
+			}
+			if strings.Count(raw, "(object)") < 2 || !strings.Contains(raw, "I know ") || !strings.Contains(raw, " well") {
+				t.Fatalf("not masked in place in:\n%s", raw)
+			}
+		})
+	}
+	// Ordinary text and an alias the kiosk never sent are left alone.
+	s := startKiosk(t, nil)
+	s.Display(notice.Notice{Kind: notice.Connected, Text: "https://agent.example"})
+	s.Mask(urn + canary)
+	s.Display(notice.Notice{Kind: notice.AgentText, Text: "a canary sings; abcdefgh2345 stays"})
+	if raw := readState(t, s); !strings.Contains(raw, "a canary sings; abcdefgh2345 stays") {
+		t.Fatalf("ordinary text changed:\n%s", raw)
+	}
+}

@@ -10,11 +10,15 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/netip"
+	"os/user"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/agentcall/acbridge/button"
+	"github.com/agentcall/acbridge/internal/connlimit"
 	"github.com/agentcall/acbridge/notice"
 )
 
@@ -36,6 +40,19 @@ type Options struct {
 	// BodyTimeout bounds reading one request's body (default 5 s); a
 	// request still sending its body then is cut off.
 	BodyTimeout time.Duration
+	// IdleTimeout closes a connection idle this long between requests
+	// (default 60 s).
+	IdleTimeout time.Duration
+	// BrowserUser is the account that runs the kiosk's browser. When set,
+	// only connections that account owns may open the live stream and
+	// press a control that collects (scan, photo, talk): any local process
+	// can load the page, and without this could press for a person. Empty:
+	// any local account (a machine with no other users). An account that
+	// does not exist turns those controls off, with a warning.
+	BrowserUser string
+	// StreamLifetime ends a live stream this long after it opened
+	// (default 10 min); the page reconnects at once.
+	StreamLifetime time.Duration
 }
 
 var (
@@ -52,7 +69,10 @@ const (
 	maxTypedLen = 500     // characters of one typed turn
 	maxPages    = 8       // live streams at once
 	textsQueue  = 4       // typed turns waiting for the bridge
+	maxConns    = 32      // open connections, the live stream's included
 	heartbeat   = 15 * time.Second
+
+	defaultStreamLife = 10 * time.Minute
 )
 
 // Server is the kiosk page: an HTTP server on loopback, the state it shows
@@ -69,6 +89,11 @@ type Server struct {
 	textBox bool
 
 	bodyTimeout time.Duration
+	streamLife  time.Duration
+
+	browser    string // Options.BrowserUser; "" lets any account in
+	browserUID uint32
+	browserOK  bool // browser names an account, browserUID its uid
 
 	controls *button.Debouncer
 	texts    chan string
@@ -76,6 +101,7 @@ type Server struct {
 	mu      sync.Mutex
 	st      state
 	pages   map[string]*page
+	opened  uint64 // pages opened so far
 	closed  bool
 	running bool
 	off     bool // the Source was closed: presses are refused
@@ -130,15 +156,37 @@ func New(o *Options) (*Server, error) {
 	if s.bodyTimeout <= 0 {
 		s.bodyTimeout = defaultBodyTimeout
 	}
+	s.streamLife = o.StreamLifetime
+	if s.streamLife <= 0 {
+		s.streamLife = defaultStreamLife
+	}
+	if s.browser = o.BrowserUser; s.browser != "" {
+		u, err := user.Lookup(s.browser)
+		var uid uint64
+		if err == nil {
+			uid, err = strconv.ParseUint(u.Uid, 10, 32)
+		}
+		if err != nil {
+			log.Warn("kiosk: the on-screen scan, photo and talk controls are off: kiosk.browser_user is not an account here; set it to the account that runs the browser",
+				"browser_user", clip(s.browser, 64))
+		}
+		s.browserUID, s.browserOK = uint32(uid), err == nil
+	}
 	s.hosts, s.origins = allowedHosts(host, ln.Addr().(*net.TCPAddr).Port)
+	idle := o.IdleTimeout
+	if idle <= 0 {
+		idle = 60 * time.Second
+	}
 	s.http = &http.Server{
 		Handler:           s.routes(),
 		ReadHeaderTimeout: 5 * time.Second,
-		// No WriteTimeout: the live stream is long-lived; it ends with the
-		// page or with Close.
-		IdleTimeout: 60 * time.Second,
+		// No WriteTimeout or ReadTimeout: the live stream is long-lived;
+		// it ends with the page, with Close or at maxStream. Bodies have
+		// their own deadline (BodyTimeout).
+		IdleTimeout: idle,
 		ErrorLog:    slog.NewLogLogger(log.Handler(), slog.LevelDebug),
 	}
+	s.ln = connlimit.Serve(s.http, ln, maxConns)
 	return s, nil
 }
 
@@ -175,6 +223,26 @@ func allowedHosts(host string, port int) (hosts, origins map[string]bool) {
 		origins["http://"+h] = true
 	}
 	return hosts, origins
+}
+
+// fromBrowser reports whether r comes from the account that runs the
+// kiosk's browser (Options.BrowserUser), asking the kernel who owns the
+// connection's other end.
+func (s *Server) fromBrowser(r *http.Request) bool {
+	if s.browser == "" {
+		return true
+	}
+	if !s.browserOK {
+		return false
+	}
+	local, _ := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
+	server, err1 := netip.ParseAddrPort(fmt.Sprint(local))
+	client, err2 := netip.ParseAddrPort(r.RemoteAddr)
+	if err1 != nil || err2 != nil {
+		return false
+	}
+	uid, err := peerUID(server, client)
+	return err == nil && uid == s.browserUID
 }
 
 // Addr is the address the page is served on.
@@ -243,6 +311,15 @@ func (c source) Close() error {
 	c.s.off = true
 	c.s.mu.Unlock()
 	return c.s.controls.Close()
+}
+
+// Mask tells the page an object reference this kiosk sent: wherever an
+// agent echoes its alias, whole or a run of 8 of its characters, however
+// spelled, the page shows "(object)" instead. The last 64 are remembered.
+func (s *Server) Mask(objectRef string) {
+	s.mu.Lock()
+	s.st.refs.add(objectRef)
+	s.mu.Unlock()
 }
 
 // Texts delivers the turns typed in the page's text box (Options.TextBox).

@@ -96,7 +96,8 @@ func newRig(t *testing.T) *rig {
 			r.out.Display(n)
 			r.kiosk.Display(n)
 		},
-		Logger: logger,
+		SentRef: r.kiosk.Mask,
+		Logger:  logger,
 	})
 	ctx, cancel := context.WithCancel(context.Background())
 	r.cancel = cancel

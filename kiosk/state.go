@@ -20,8 +20,9 @@ const (
 	maxLineText  = 300  // characters of a prompt, a status detail
 )
 
-// state is what the page shows. It is built from notices only, so it holds
-// nothing a notice does not (no UID, no alias, no image).
+// state is what the page shows. It is built from notices, which carry no
+// UID, alias or image; the aliases the kiosk sent are told apart (refs),
+// only to mask them, and never shown.
 type state struct {
 	seq       uint64
 	conn      string // "connecting", "connected", "disconnected"
@@ -36,6 +37,7 @@ type state struct {
 	entries   []entry
 	nextID    int
 	textBox   bool
+	refs      refMask // the aliases this kiosk sent, masked wherever echoed
 }
 
 // entry is one line of the conversation.
@@ -91,8 +93,8 @@ type armedView struct {
 var objectRef = regexp.MustCompile(`(?i)urn:agentcall:object:[a-z0-9]*`)
 
 // clean makes a notice's text fit for the page.
-func clean(s string, n int) string {
-	return clip(redact(s), n)
+func (s *state) clean(t string, n int) string {
+	return clip(s.refs.mask(redact(t)), n)
 }
 
 // labels are the words on the controls.
@@ -110,7 +112,7 @@ func (s *state) apply(n notice.Notice, now time.Time) {
 	case notice.Connected:
 		// A new session: the agent forgot the last one, and the next person
 		// should not read it.
-		s.conn, s.agent, s.why = "connected", clean(n.Text, maxLineText), ""
+		s.conn, s.agent, s.why = "connected", s.clean(n.Text, maxLineText), ""
 		s.usable = s.usable[:0]
 		for _, m := range n.Modalities {
 			switch m {
@@ -124,7 +126,7 @@ func (s *state) apply(n notice.Notice, now time.Time) {
 		s.listening = ""
 		s.entries = nil
 	case notice.Disconnected:
-		s.conn, s.why = "disconnected", clean(n.Text, maxLineText)
+		s.conn, s.why = "disconnected", s.clean(n.Text, maxLineText)
 		s.usable = nil
 		s.armed, s.armedText, s.prompt, s.answering = "", "", nil, false
 		s.listening = ""
@@ -146,22 +148,22 @@ func (s *state) apply(n notice.Notice, now time.Time) {
 		if c != button.Photo {
 			c = button.Scan
 		}
-		s.prompt = &promptView{Text: clean(n.Text, maxLineText), Control: c, Label: labels[c]}
+		s.prompt = &promptView{Text: s.clean(n.Text, maxLineText), Control: c, Label: labels[c]}
 	case notice.Resolved:
 		s.prompt = nil
 		if n.Text != "" {
-			s.add("info", "", clean(n.Text, maxLineText), now)
+			s.add("info", "", s.clean(n.Text, maxLineText), now)
 		}
 	case notice.Failure:
-		s.add("failure", plainFailure(n.Code), clean(n.Text, maxLineText), now)
+		s.add("failure", plainFailure(n.Code), s.clean(n.Text, maxLineText), now)
 	case notice.Armed:
 		if n.Control == button.Talk {
 			// Kept apart from a collection's: a scan during an engagement
 			// must not hide that the microphone is open.
-			s.listening = clean(n.Text, maxLineText)
+			s.listening = s.clean(n.Text, maxLineText)
 			return
 		}
-		s.armed, s.armedText = n.Control, clean(n.Text, maxLineText)
+		s.armed, s.armedText = n.Control, s.clean(n.Text, maxLineText)
 	case notice.Sent:
 		// Shown from the control alone: whatever else a notice might carry
 		// never reaches the page.
@@ -180,7 +182,7 @@ func (s *state) apply(n notice.Notice, now time.Time) {
 		}
 		s.add("sent", "", what, now)
 	case notice.User:
-		s.add("you", "", clean(n.Text, maxEntryText), now)
+		s.add("you", "", s.clean(n.Text, maxEntryText), now)
 	case notice.Disarmed:
 		if s.armed == n.Control {
 			s.armed, s.armedText = "", ""
@@ -194,9 +196,9 @@ func (s *state) apply(n notice.Notice, now time.Time) {
 		if w := health.Lookup(n.Code); w != nil {
 			text = w.Person + " (" + w.Code + ")"
 		}
-		s.add("info", "", clean(text, maxLineText), now)
+		s.add("info", "", s.clean(text, maxLineText), now)
 	case notice.Info, notice.Refused, notice.Hint:
-		s.add("info", "", clean(n.Text, maxLineText), now)
+		s.add("info", "", s.clean(n.Text, maxLineText), now)
 	}
 }
 
@@ -237,7 +239,7 @@ func (s *state) appendText(e *entry, piece string) {
 		e.raw = string([]rune(e.raw)[:maxEntryText+refSlack])
 		e.cut = true
 	}
-	e.Text = clip(objectRef.ReplaceAllString(e.raw, "(object)"), maxEntryText)
+	e.Text = clip(s.refs.mask(objectRef.ReplaceAllString(e.raw, "(object)")), maxEntryText)
 }
 
 // view returns the state as the page receives it.

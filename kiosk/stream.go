@@ -13,6 +13,8 @@ type page struct {
 	id      string
 	input   int           // the page's input number on the Talk control
 	dirty   chan struct{} // capacity 1: the state changed since the last update
+	kicked  chan struct{} // closed when a newer page took this one's place
+	opened  uint64        // order of opening: the oldest is kicked first
 	visible bool          // the page's last report
 	focused bool
 	talking bool // holding Talk
@@ -27,6 +29,10 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 	}
 	if !s.validToken(r.URL.Query().Get("token")) {
 		s.refuse(w, r, http.StatusForbidden, "token", "this page is out of date: reload it")
+		return
+	}
+	if !s.fromBrowser(r) {
+		s.refuse(w, r, http.StatusForbidden, "browser", "only the kiosk's own browser (kiosk.browser_user) may show this page")
 		return
 	}
 	flusher, ok := w.(http.Flusher)
@@ -55,6 +61,10 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 	flusher.Flush()
 	tick := time.NewTicker(heartbeat)
 	defer tick.Stop()
+	// A stream ends after a while (the page reconnects at once, as after a
+	// restart), so that none is held open for good.
+	life := time.NewTimer(s.streamLife)
+	defer life.Stop()
 	for {
 		var err error
 		select {
@@ -65,6 +75,10 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 		case <-r.Context().Done():
 			return
 		case <-s.done:
+			return
+		case <-p.kicked:
+			return
+		case <-life.C:
 			return
 		}
 		if err != nil {
@@ -87,21 +101,30 @@ func (s *Server) sendState(w http.ResponseWriter) error {
 }
 
 // openPage registers a stream; it returns nil and a status when the Server
-// is closed or too many pages are open.
+// is closed. With maxPages open, the oldest page's stream is ended: the
+// newest page wins, so streams left open cannot lock the screen out.
 func (s *Server) openPage() (*page, int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
 		return nil, http.StatusServiceUnavailable
 	}
-	if len(s.pages) >= maxPages {
-		return nil, http.StatusServiceUnavailable
+	for len(s.pages) >= maxPages {
+		var oldest *page
+		for _, q := range s.pages {
+			if oldest == nil || q.opened < oldest.opened {
+				oldest = q
+			}
+		}
+		s.forgetLocked(oldest)
+		close(oldest.kicked)
 	}
 	used := map[int]bool{}
 	for _, q := range s.pages {
 		used[q.input] = true
 	}
-	p := &page{id: newID(), dirty: make(chan struct{}, 1)}
+	s.opened++
+	p := &page{id: newID(), dirty: make(chan struct{}, 1), kicked: make(chan struct{}), opened: s.opened}
 	for used[p.input] {
 		p.input++
 	}
@@ -116,12 +139,17 @@ func (s *Server) openPage() (*page, int) {
 // as a page that is gone can never release it.
 func (s *Server) closePage(p *page) {
 	s.mu.Lock()
-	delete(s.pages, p.id)
-	s.log.Info("kiosk: page disconnected", "pages", len(s.pages))
-	if p.talking {
-		p.talking = false
-		s.controls.SetInput(talkControl, p.input, false)
+	if s.pages[p.id] == p {
+		s.forgetLocked(p)
 	}
 	s.mu.Unlock()
 	s.streams.Done()
+}
+
+// forgetLocked removes a page; Talk held by it is released, as a page that
+// is gone can never release it. Called with s.mu held.
+func (s *Server) forgetLocked(p *page) {
+	delete(s.pages, p.id)
+	s.log.Info("kiosk: page disconnected", "pages", len(s.pages))
+	s.releaseTalk(p)
 }

@@ -51,7 +51,12 @@ func Wait(ctx context.Context, pageURL string, o *WaitOptions) error {
 	}
 	// No proxy: a proxy from the environment must not be asked for a
 	// loopback page.
-	client := &http.Client{Transport: &http.Transport{Proxy: nil, DisableKeepAlives: true}}
+	// No redirects: another program on the port could send the wait to a
+	// page served elsewhere and have it reported as up here.
+	client := &http.Client{
+		Transport:     &http.Transport{Proxy: nil, DisableKeepAlives: true},
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+	}
 	defer client.CloseIdleConnections()
 	for {
 		last := probe(ctx, client, health, opt.Attempt)

@@ -143,3 +143,19 @@ func TestHealthz(t *testing.T) {
 		t.Errorf("healthz under another host name: status %d, want 421", res.StatusCode)
 	}
 }
+
+// Another program on the page's port that redirects to a real kiosk page
+// elsewhere is not taken for the page.
+func TestWaitRefusesRedirect(t *testing.T) {
+	page := startKiosk(t, nil)
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, page.URL()+"healthz", http.StatusFound)
+	}))
+	defer other.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	err := kiosk.Wait(ctx, other.URL+"/", &kiosk.WaitOptions{Interval: 50 * time.Millisecond})
+	if !errors.Is(err, kiosk.ErrNotPage) || !strings.Contains(err.Error(), "302") {
+		t.Fatalf("Wait on a redirect to the page = %v, want ErrNotPage (status 302)", err)
+	}
+}

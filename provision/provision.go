@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/agentcall/acbridge/config"
@@ -97,10 +98,26 @@ func Apply(o *Options) (Result, error) {
 		opt.Logger.Info("provisioned from the boot partition", "dir", opt.BootDir, "config", res.Config, "token", res.Token)
 	}
 	status := fmt.Sprintf("acbridge provision %s: %s\n", opt.Now().UTC().Format(time.RFC3339), note)
-	if werr := os.WriteFile(filepath.Join(opt.BootDir, Status), []byte(status), 0o644); werr != nil {
+	if werr := writeStatus(opt.BootDir, status); werr != nil {
 		opt.Logger.Warn("could not write the outcome to the boot partition", "err", werr)
 	}
 	return res, err
+}
+
+// writeStatus replaces the status file on the card with a new file of its
+// own, by rename: whatever was there under that name (a link planted to
+// make root overwrite its target, a FIFO that would block the write) is
+// replaced, never followed or opened.
+func writeStatus(dir, text string) error {
+	tmp, err := writeTemp(dir, []byte(text), 0o644)
+	if err != nil {
+		return err
+	}
+	if err := os.Rename(tmp, filepath.Join(dir, Status)); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("provision: %w", err)
+	}
+	return nil
 }
 
 // install validates both files first, then installs the token before the
@@ -180,18 +197,28 @@ func install(o *Options, cfgText, tokText []byte) (Result, error) {
 }
 
 // readBounded returns nil for a missing file, and refuses one larger than
-// max (read no further than that) or anything but a regular file.
+// max (read no further than that) or anything but a regular file. The card
+// is written from elsewhere, so what is on it is checked as opened: a
+// symbolic link is not followed (it could name any file root can read, to
+// be installed as the token), and a FIFO or device is opened without
+// blocking and refused (opening a FIFO for reading waits for a writer
+// that never comes, and holds the boot with it).
 func readBounded(path string, max int) ([]byte, error) {
-	f, err := os.Open(path)
-	if errors.Is(err, os.ErrNotExist) {
+	fd, err := syscall.Open(path, syscall.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK|syscall.O_CLOEXEC|syscall.O_NOCTTY, 0)
+	switch {
+	case errors.Is(err, syscall.ENOENT):
 		return nil, nil
+	case errors.Is(err, syscall.ELOOP):
+		return nil, fmt.Errorf("%w: %s is a symbolic link; put the file itself on the card", ErrRefused, path)
+	case err != nil:
+		return nil, fmt.Errorf("provision: %s: %w", path, err)
 	}
-	if err != nil {
-		return nil, fmt.Errorf("provision: %w", err)
-	}
+	f := os.NewFile(uintptr(fd), path)
 	defer f.Close()
 	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("%w: %s is not a regular file", ErrRefused, path)
+		return nil, fmt.Errorf("%w: %s is not a regular file; put the file itself on the card", ErrRefused, path)
+	} else if fi.Size() > int64(max) {
+		return nil, fmt.Errorf("%w: %s is larger than %d bytes", ErrRefused, path, max)
 	}
 	b, err := io.ReadAll(io.LimitReader(f, int64(max)+1))
 	if err != nil {

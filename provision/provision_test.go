@@ -204,3 +204,104 @@ func TestApplyHandsTheTokenToTheServiceUser(t *testing.T) {
 		t.Errorf("configuration owner %s, want %s", got, want)
 	}
 }
+
+// What someone with the card in hand can put under the card's names: a
+// FIFO that would hold the boot, a link that would install another file as
+// the token, an oversized token. Each is refused at once, nothing in /etc
+// changes, and the link's target is not read.
+func TestApplyRefusesHostileFiles(t *testing.T) {
+	const canary = "CANARY-root-only-secret"
+	for _, c := range []struct {
+		name  string
+		plant func(t *testing.T, r *rig)
+		want  string
+	}{
+		{"configuration is a FIFO", func(t *testing.T, r *rig) {
+			if err := syscall.Mkfifo(filepath.Join(r.boot, BootConfig), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}, "is not a regular file"},
+		{"token is a FIFO", func(t *testing.T, r *rig) {
+			r.write(t, filepath.Join(r.boot, BootConfig), goodConfig)
+			if err := syscall.Mkfifo(filepath.Join(r.boot, BootToken), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}, "is not a regular file"},
+		{"token is a link", func(t *testing.T, r *rig) {
+			secret := filepath.Join(t.TempDir(), "secret")
+			r.write(t, secret, canary+"\n")
+			r.write(t, filepath.Join(r.boot, BootConfig), goodConfig)
+			if err := os.Symlink(secret, filepath.Join(r.boot, BootToken)); err != nil {
+				t.Fatal(err)
+			}
+		}, "is a symbolic link"},
+		{"configuration is a link", func(t *testing.T, r *rig) {
+			other := filepath.Join(t.TempDir(), "other.toml")
+			r.write(t, other, goodConfig)
+			if err := os.Symlink(other, filepath.Join(r.boot, BootConfig)); err != nil {
+				t.Fatal(err)
+			}
+		}, "is a symbolic link"},
+		{"oversized token", func(t *testing.T, r *rig) {
+			r.write(t, filepath.Join(r.boot, BootConfig), goodConfig)
+			r.write(t, filepath.Join(r.boot, BootToken), strings.Repeat("t", 1<<20))
+		}, "larger than"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r := newRig(t)
+			c.plant(t, r)
+			type result struct {
+				res Result
+				err error
+			}
+			done := make(chan result, 1)
+			go func() { res, err := Apply(r.o); done <- result{res, err} }()
+			var got result
+			select {
+			case got = <-done:
+			case <-time.After(10 * time.Second):
+				t.Fatal("Apply still running after 10 s")
+			}
+			if !errors.Is(got.err, ErrRefused) || !strings.Contains(got.err.Error(), c.want) || got.res.Config || got.res.Token {
+				t.Fatalf("Apply = %+v, %v; want a refusal saying %q", got.res, got.err, c.want)
+			}
+			if s := read(t, r.o.ConfigPath); s != "previous\n" {
+				t.Errorf("the previous configuration changed: %q", s)
+			}
+			if _, err := os.Stat(r.o.TokenPath); !errors.Is(err, os.ErrNotExist) {
+				t.Errorf("a token was installed: %v", err)
+			}
+			if status := read(t, filepath.Join(r.boot, Status)); strings.Contains(status+got.err.Error(), canary) {
+				t.Errorf("the link's target appears in the error or on the card")
+			}
+		})
+	}
+}
+
+// A link planted as the status file is replaced, not followed: its target
+// (any file root may write) keeps its contents.
+func TestApplyStatusFileLinkNotFollowed(t *testing.T) {
+	r := newRig(t)
+	victim := filepath.Join(t.TempDir(), "victim")
+	r.write(t, victim, "keep me\n")
+	if err := os.Symlink(victim, filepath.Join(r.boot, Status)); err != nil {
+		t.Fatal(err)
+	}
+	r.write(t, filepath.Join(r.boot, BootConfig), "colour = 1\n")
+	if _, err := Apply(r.o); !errors.Is(err, ErrRefused) {
+		t.Fatalf("Apply = %v, want a refusal", err)
+	}
+	if got := read(t, victim); got != "keep me\n" {
+		t.Fatalf("the link's target was overwritten: %q", got)
+	}
+	fi, err := os.Lstat(filepath.Join(r.boot, Status))
+	if err != nil || !fi.Mode().IsRegular() {
+		t.Fatalf("status file: %v, %v; want a regular file", fi, err)
+	}
+	if got := read(t, filepath.Join(r.boot, Status)); !strings.Contains(got, "refused, nothing changed") {
+		t.Fatalf("status = %q", got)
+	}
+	if m, _ := filepath.Glob(filepath.Join(r.boot, ".acbridge-provision-*")); len(m) != 0 {
+		t.Fatalf("temporary files left on the card: %v", m)
+	}
+}

@@ -7,7 +7,9 @@
 #      most MAX_EXPOSURE (default 2.0);
 #   3. systemd/acbridge.sysusers is accepted by systemd-sysusers;
 #   4. the same verify for systemd/acbridge-kiosk.service (the kiosk screen),
-#      and its sysusers file puts user acbridge-kiosk in video and render.
+#      and its sysusers file puts user acbridge-kiosk in video and render;
+#   5. the same verify for packaging/acbridge-provision.service, which must
+#      set TimeoutStartSec=.
 #
 # Nothing on the host changes: verify needs ExecStart's binary to exist, so
 # the unit is checked as a temporary copy whose ExecStart points at a dummy
@@ -76,3 +78,13 @@ for g in video render; do
 	grep -Eq "^$g:[^:]*:[^:]*:(.*,)?acbridge-kiosk(,|\$)" "$tmp/root/etc/group" || fail "acbridge-kiosk is not in group $g after systemd-sysusers: $out"
 done
 echo "check-unit: systemd-sysusers: creates user acbridge-kiosk in groups video and render"
+
+# 5. the provisioning oneshot, which acbridge.service waits for: it must
+# have a start timeout (a oneshot has none by default).
+punit="$root/packaging/acbridge-provision.service"
+grep -q '^ExecStart=/usr/bin/acbridge ' "$punit" || fail "acbridge-provision.service: ExecStart= no longer runs /usr/bin/acbridge; update this script"
+grep -Eq '^TimeoutStartSec=[1-9]' "$punit" || fail "acbridge-provision.service has no TimeoutStartSec=: a hung provision would hold acbridge.service for good"
+sed "s|^ExecStart=/usr/bin/acbridge |ExecStart=$tmp/acbridge |" "$punit" >"$tmp/acbridge-provision.service"
+out=$(systemd-analyze verify "$tmp/acbridge-provision.service" 2>&1) || fail "systemd-analyze verify acbridge-provision.service failed: $out"
+[ -z "$out" ] || fail "systemd-analyze verify acbridge-provision.service reported: $out"
+echo "check-unit: systemd-analyze verify acbridge-provision.service: clean, with a start timeout"

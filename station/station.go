@@ -155,7 +155,11 @@ func (s *Station) openControls(ctx context.Context, o *Options, log *slog.Logger
 	}
 	s.Texts = texts
 	if s.cfg.Kiosk.Listen != "" {
-		k, err := kiosk.New(&kiosk.Options{Listen: s.cfg.Kiosk.Listen, TextBox: s.cfg.Kiosk.TextBox, Logger: log.With("part", "kiosk")})
+		browser := s.cfg.Kiosk.BrowserUser
+		if browser == config.AnyBrowserUser {
+			browser = ""
+		}
+		k, err := kiosk.New(&kiosk.Options{Listen: s.cfg.Kiosk.Listen, TextBox: s.cfg.Kiosk.TextBox, BrowserUser: browser, Logger: log.With("part", "kiosk")})
 		if err != nil {
 			closeAll(srcs, nil)
 			return err

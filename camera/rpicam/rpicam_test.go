@@ -8,6 +8,7 @@ import (
 	stdjpeg "image/jpeg"
 	"log/slog"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -314,5 +315,37 @@ func TestSizeFor(t *testing.T) {
 		if w, h := rpicam.SizeFor(tc.sw, tc.sh); w != tc.w || h != tc.h {
 			t.Errorf("SizeFor(%d, %d) = %dx%d, want %dx%d", tc.sw, tc.sh, w, h, tc.w, tc.h)
 		}
+	}
+}
+
+// A camera tool (rpicam-still, and rpicam-hello listing the cameras) that
+// exits 0 but leaves a child holding its output, in the group, orphaned
+// from a subshell, or in a session of its own: the capture works, and the
+// moment it returns none of the children is alive.
+func TestCaptureLeavesNoChildren(t *testing.T) {
+	for _, b := range []rpicamtest.Behaviour{rpicamtest.LeaveBackground, rpicamtest.LeaveSubshell, rpicamtest.LeaveSetsid} {
+		t.Run(string(b), func(t *testing.T) {
+			s := rpicamtest.Install(t, rpicamtest.ListingIMX708)
+			s.Set(b, "")
+			c, _ := newCam(t, rpicam.Options{Timeout: 20 * time.Second})
+			start := time.Now()
+			f, err := c.Capture(context.Background())
+			took := time.Since(start)
+			if err != nil {
+				t.Fatalf("capture: %v", err)
+			}
+			checkPicture(t, f.Image, 1024, 576)
+			if n := len(s.Pids()); n < 4 { // rpicam-hello, rpicam-still and one child of each
+				t.Fatalf("stand-ins recorded %d processes", n)
+			}
+			alive := s.Alive()
+			for _, pid := range alive {
+				syscall.Kill(pid, syscall.SIGKILL)
+			}
+			if len(alive) > 0 {
+				t.Fatalf("processes alive after the capture returned (it took %v): %v", took, alive)
+			}
+			t.Logf("capture took %v", took)
+		})
 	}
 }

@@ -41,6 +41,16 @@ enabled = []
 listen = "127.0.0.1:0"
 kiosk_id = %q
 `, id)
+	d := startConfigDaemon(t, dir, cfg)
+	d.wait(d.err, "msg=metrics listen=", 1)
+	m := regexp.MustCompile(`msg=metrics listen=(\S+)`).FindStringSubmatch(d.err.String())
+	return d, m[1], ks.Fingerprint()
+}
+
+// startConfigDaemon starts `acbridge run` with the configuration cfg,
+// written to dir, and no standard input.
+func startConfigDaemon(t *testing.T, dir, cfg string) *daemonProc {
+	t.Helper()
 	path := filepath.Join(dir, "acbridge.toml")
 	if err := os.WriteFile(path, []byte(cfg), 0o600); err != nil {
 		t.Fatal(err)
@@ -50,9 +60,7 @@ kiosk_id = %q
 	d.cmd.Env = append(os.Environ(), "ACBRIDGE_RUN_MAIN=1")
 	d.cmd.Stdout, d.cmd.Stderr = d.out, d.err
 	d.start()
-	d.wait(d.err, "msg=metrics listen=", 1)
-	m := regexp.MustCompile(`msg=metrics listen=(\S+)`).FindStringSubmatch(d.err.String())
-	return d, m[1], ks.Fingerprint()
+	return d
 }
 
 // testRules is the shipped rules file with the kiosk-down alert's 5 minute

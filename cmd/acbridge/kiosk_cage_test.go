@@ -3,9 +3,11 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"os/exec"
+	"os/user"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -38,7 +40,7 @@ func TestKioskUnitUnderCage(t *testing.T) {
 	ag.start()
 	defer ag.stop()
 	// Debug: the page's focus reports are logged at that level.
-	d := newDaemon(t, t.TempDir(), ag.addr, "[kiosk]", `listen = "127.0.0.1:0"`, "[log]", `level = "debug"`)
+	d := newDaemon(t, t.TempDir(), ag.addr, "[kiosk]", `listen = "127.0.0.1:0"`, browserUser(t, true), "[log]", `level = "debug"`)
 	// No reader: the screen is what is tested, and the machine's shared
 	// pcscd stays free for the tests that take its lock.
 	d.cmd.Env = append(d.cmd.Env, "PCSCLITE_CSOCK_NAME="+filepath.Join(t.TempDir(), "no-pcscd"))
@@ -164,6 +166,25 @@ func TestKioskUnitUnderCage(t *testing.T) {
 		t.Errorf("acbridge did not see the page go: %v", err)
 	}
 	t.Logf("acbridge saw the page go %s after the browser was killed", time.Since(killed).Round(time.Millisecond))
+}
+
+// browserUser is the kiosk.browser_user line for the account the test's
+// browser runs as: the screen's (see screenUser) when screen is set, else
+// the test's own.
+func browserUser(t *testing.T, screen bool) string {
+	t.Helper()
+	if screen && os.Geteuid() == 0 {
+		u, err := user.LookupId(strconv.Itoa(nobodyID))
+		if err != nil {
+			t.Skipf("no account with uid %d for the screen: %v", nobodyID, err)
+		}
+		return fmt.Sprintf("browser_user = %q", u.Username)
+	}
+	u, err := user.Current()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fmt.Sprintf("browser_user = %q", u.Username)
 }
 
 // screenUser makes the session's directories (HOME, XDG_RUNTIME_DIR 0700)

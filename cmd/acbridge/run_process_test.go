@@ -346,7 +346,7 @@ func TestRunDaemonKioskPage(t *testing.T) {
 	ag := &procAgent{t: t, log: &bridgetest.Transcript{}}
 	ag.start()
 	defer ag.stop()
-	d := startDaemon(t, dir, ag.addr, "[kiosk]", `listen = "127.0.0.1:0"`, "text_box = true")
+	d := startDaemon(t, dir, ag.addr, "[kiosk]", `listen = "127.0.0.1:0"`, "text_box = true", browserUser(t, false))
 	d.wait(d.out, "you can use: tag scan, photo]", 1)
 	d.wait(d.err, "kiosk page ready", 1)
 	m := regexp.MustCompile(`kiosk page ready.* url=(\S+)`).FindStringSubmatch(d.err.String())

@@ -1,9 +1,11 @@
-// Package procrun runs a helper program once under a hard deadline: the
-// program gets its own process group, and on expiry, on the caller's
-// context or on a stop channel the whole group is killed, so that neither
-// the program nor anything it started outlives the call. Camera tools
-// (rpicam-still, rpicam-hello) are run this way: users report them taking
-// seconds and sometimes hanging for good with the camera held.
+// Package procrun runs a helper program once under a hard deadline, so that
+// neither the program nor anything it started outlives the call: after
+// every run, whether the program exited, ran out of time, or the caller's
+// context or stop channel ended it, everything it started is killed, also
+// what left its process group (see reaper.go). Camera tools (rpicam-still,
+// rpicam-hello) are run this way: users report them taking seconds and
+// sometimes hanging for good with the camera held, and a tool that leaves
+// a child holding its output would hold the capture too.
 package procrun
 
 import (
@@ -35,7 +37,7 @@ type Options struct {
 
 // Result is how the run ended.
 type Result struct {
-	Pid      int
+	Pid      int  // the reaper that ran the program (see reaper.go)
 	ExitCode int  // -1 when killed by a signal
 	TimedOut bool // Options.Timeout expired and the group was killed
 	Stopped  bool // Stop was closed or ctx ended and the group was killed
@@ -58,7 +60,11 @@ const waitDelay = 2 * time.Second
 // Run starts the program and waits for it to end. The error is non-nil
 // only when the program could not be started; how it ended is in Result.
 func Run(ctx context.Context, o *Options) (Result, error) {
-	cmd := exec.Command(o.Path, o.Args...)
+	path, err := exec.LookPath(o.Path)
+	if err != nil {
+		return Result{ExitCode: -1}, err
+	}
+	cmd := reaperCommand(path, o.Args)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Stdout = o.Stdout
 	tail := &tailWriter{}
@@ -88,10 +94,18 @@ func Run(ctx context.Context, o *Options) (Result, error) {
 		res.Stopped = true
 	}
 	if res.TimedOut || res.Stopped {
-		// The group, not the pid: the tool may have started helpers that
-		// hold the camera or our pipe.
-		_ = syscall.Kill(-res.Pid, syscall.SIGKILL)
-		<-done
+		// The reaper kills the tool and everything it started on SIGTERM.
+		// Should it not end by itself, the group is killed: the reaper and
+		// whatever did not leave the group.
+		_ = syscall.Kill(res.Pid, syscall.SIGTERM)
+		t := time.NewTimer(waitDelay)
+		select {
+		case <-done:
+		case <-t.C:
+			_ = syscall.Kill(-res.Pid, syscall.SIGKILL)
+			<-done
+		}
+		t.Stop()
 	}
 	res.ExitCode = cmd.ProcessState.ExitCode()
 	res.StderrLines = tail.lines()

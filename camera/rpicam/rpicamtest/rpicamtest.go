@@ -46,7 +46,32 @@ const (
 	Garbage Behaviour = "garbage" // canary text of the wrong length
 	Short   Behaviour = "short"   // the first half of the picture
 	JPEG    Behaviour = "jpeg"    // a JPEG start instead of YUV420
+	// The picture, then exit 0 leaving a sleep behind that holds the
+	// output: started in the background, from a subshell that exits (an
+	// orphan), or in a session of its own (setsid). rpicam-hello leaves
+	// the same behind.
+	LeaveBackground Behaviour = "leave-background"
+	LeaveSubshell   Behaviour = "leave-subshell"
+	LeaveSetsid     Behaviour = "leave-setsid"
 )
+
+// leave starts what the Leave behaviours leave behind and records its pid.
+func leave(b Behaviour, dir string) {
+	var script string
+	switch b {
+	case LeaveBackground:
+		script = `sleep 3600 & echo $! >>"$1"`
+	case LeaveSubshell:
+		script = `(sleep 3600 & echo $! >>"$1")`
+	case LeaveSetsid:
+		script = `setsid sleep 3600 & echo $! >>"$1"`
+	default:
+		return
+	}
+	sh := exec.Command("/bin/sh", "-c", script, "sh", filepath.Join(dir, "pids"))
+	sh.Stdout = os.Stdout
+	_ = sh.Run()
+}
 
 // Listings for rpicam-hello --list-cameras, as rpicam-apps prints them.
 const (
@@ -201,6 +226,9 @@ func run(tool, dir string, args []string) int {
 		}
 		b, _ := os.ReadFile(filepath.Join(dir, "listing"))
 		os.Stdout.Write(b)
+		bh, _ := os.ReadFile(filepath.Join(dir, "behaviour"))
+		behaviour, _, _ := strings.Cut(string(bh), "\n")
+		leave(Behaviour(behaviour), dir)
 		return 0
 	}
 	appendFile(dir, "args", strings.Join(args, "\x1f"))
@@ -215,6 +243,9 @@ func run(tool, dir string, args []string) int {
 	switch Behaviour(behaviour) {
 	case OK:
 		os.Stdout.Write(Pattern(w, h, w))
+	case LeaveBackground, LeaveSubshell, LeaveSetsid:
+		os.Stdout.Write(Pattern(w, h, w))
+		leave(Behaviour(behaviour), dir)
 	case Padded:
 		os.Stdout.Write(Pattern(w, h, (w+63)/64*64))
 	case Short:
