@@ -29,9 +29,6 @@ const (
 	// TolSequenceGap: a sequence was more than one above the last
 	// ("strictly increasing positive sequence").
 	TolSequenceGap = "sequence.gap"
-	// TolClientBound: a trace's client message is beyond a bound acbridge
-	// chose where the contract sets none.
-	TolClientBound = "client.bound"
 	// TolTurnDuringRun: a trace's client turn came while a run was active
 	// or awaited ("Only one run is active" binds the agent's runs).
 	TolTurnDuringRun = "turn.during-run"
