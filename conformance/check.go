@@ -50,10 +50,9 @@ func CheckTrace(steps []Step, cfg protocol.SessionConfig) error {
 // The trace must not end inside a run, unless the client ended the
 // session (session.end cancels pending work).
 //
-// By default what the contract allows is tolerated and listed: client
-// input beyond acbridge's own bounds, a turn sent while a run is active,
-// unknown event types and members, sequence gaps. Strict mode tolerates
-// none of the first two.
+// By default what the contract allows is tolerated and listed: a turn
+// sent while a run is active, unknown event types and members, sequence
+// gaps. Strict mode tolerates none of them.
 func CheckTraceReport(steps []Step, cfg protocol.SessionConfig, o *TraceOptions) ([]Tolerance, error) {
 	c := newTraceState(cfg, o != nil && o.Strict)
 	fail := func(i int, dir string, err error) ([]Tolerance, error) {
