@@ -69,15 +69,15 @@ func (r *Rules) check(a netip.Addr, secure bool) *Refusal {
 		}
 		return nil
 	case a.IsUnspecified():
-		return refuse(a, "", "%s is the unspecified address", a)
+		return refuse(a, "; give the agent's own address", "%s is the unspecified address", a)
 	case a.IsPrivate():
 		return refuse(a, NeedAllowed, "%s is a private address", a)
 	case a.IsLinkLocalUnicast(), a.IsLinkLocalMulticast():
-		return refuse(a, "", "%s is a link-local address", a)
+		return refuse(a, "; no agent is reached at one (169.254.169.254 is a cloud metadata service): give the agent's routable address", "%s is a link-local address", a)
 	case a.IsMulticast(), a.IsInterfaceLocalMulticast():
-		return refuse(a, "", "%s is a multicast address", a)
+		return refuse(a, "; give the agent's own (unicast) address", "%s is a multicast address", a)
 	case !a.IsGlobalUnicast():
-		return refuse(a, "", "%s is not a global unicast address", a)
+		return refuse(a, NeedPublic, "%s is not a global unicast address", a)
 	}
 	if sr, ok := specialRangeOf(a); ok {
 		fix := NeedPublic
