@@ -129,7 +129,7 @@ func startOnPremDaemon(t *testing.T, ip, ns, agentURL string, agentKeys ...strin
 	cfg := fmt.Sprintf(`
 [agent]
 url = %q
-reconnect_max = "2s"
+reconnect_max = "4s"
 %s
 [keystore]
 path = %q
@@ -199,9 +199,20 @@ func TestRunDaemonOnPremisesAgent(t *testing.T) {
 			t.Fatalf("no status line names agent.allow_networks:\n%s", status.String())
 		}
 		t.Logf("status: %s", line)
-		// Retried at the ceiling (1–2 s here), silently: the same refusal
-		// twice more adds nothing to the screen or the status line.
-		d.wait(d.err, "agent refused again by this kiosk's policy", 2)
+		// Retried at the ceiling, silently: the same refusal again adds
+		// nothing to the screen or the status line. The delays are drawn
+		// at reconnect_max (4 s: from 2 s), where the growing backoff
+		// would start at 0.5–1 s.
+		d.wait(d.err, "agent refused again by this kiosk's policy", 1)
+		delays := regexp.MustCompile(`agent refused (?:by|again by) this kiosk's policy.* in=(\S+)`).FindAllStringSubmatch(d.err.String(), -1)
+		if len(delays) < 2 {
+			t.Errorf("the log does not give the delays:\n%s", d.err.String())
+		}
+		for _, m := range delays {
+			if dl, err := time.ParseDuration(m[1]); err != nil || dl < 2*time.Second {
+				t.Errorf("retried after %s, want at the ceiling (2–4 s)", m[1])
+			}
+		}
 		out := d.out.String()
 		if n := strings.Count(out, person); n != 1 {
 			t.Errorf("the notice was shown %d times, want once:\n%s", n, out)
