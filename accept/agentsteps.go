@@ -10,6 +10,7 @@ import (
 
 	"github.com/agentcall/acbridge/client"
 	"github.com/agentcall/acbridge/conformance"
+	"github.com/agentcall/acbridge/daemon"
 	"github.com/agentcall/acbridge/keystore"
 	"github.com/agentcall/acbridge/protocol"
 )
@@ -54,8 +55,12 @@ func (r *runner) doDiscover(ctx context.Context) (*client.Discovered, error) {
 		}
 		token = tok
 	}
+	pol, err := daemon.AgentPolicy(&c)
+	if err != nil {
+		return nil, failErr(err, "agent.ca_file must name the PEM certificate of the CA that signed the agent's certificate, readable by the service user")
+	}
 	start := time.Now()
-	ag, err := client.Discover(ctx, c.URL, token, &client.Policy{AllowInsecureLocal: c.AllowInsecureLocal})
+	ag, err := client.Discover(ctx, c.URL, token, pol)
 	if err != nil {
 		return nil, err
 	}

@@ -32,7 +32,7 @@ const (
 	fixAudioBusy     = "another program holds the sound device: find it with `fuser -v /dev/snd/*` and stop it"
 	fixButtons       = "check the keypad or button wiring and the [[button]] tables in the configuration (acbridge run --check-config)"
 	fixAgentDown     = "check agent.url, the network (DNS, firewall, proxy) and that the agent is up: curl -sS AGENT_URL/.well-known/agent-card.json"
-	fixAgentPolicy   = "use the agent's https URL on a public address; agent.allow_insecure_local is for development on loopback only"
+	fixAgentPolicy   = "use the agent's https URL on a public address, or list its private network in agent.allow_networks; agent.allow_insecure_local is for development on loopback only"
 	fixAgentCard     = "the agent's card cannot be used by this kiosk: give this report to the agent's operator"
 	fixKeystoreOwner = "if the keystore is genuine, give it and its directory to the service user (chown acbridge:acbridge, mode 0600 / 0700); otherwise delete it and run sudo -u acbridge acbridge keys init"
 	fixKeystorePrm   = "the service user must own the keystore: chown acbridge:acbridge it and its directory, mode 0600 / 0700"

@@ -61,6 +61,18 @@ func (b *Backoff) Next() time.Duration {
 		d = b.max
 	}
 	b.n++
+	return b.jitter(d)
+}
+
+// NextMax counts a failure and returns a delay drawn at Max, as Next does
+// once the delays have grown there: for a failure no retry can fix, where
+// quick retries would only look like progress.
+func (b *Backoff) NextMax() time.Duration {
+	b.n++
+	return b.jitter(b.max)
+}
+
+func (b *Backoff) jitter(d time.Duration) time.Duration {
 	half := d / 2
 	return half + time.Duration(b.rnd()*float64(d-half))
 }

@@ -42,3 +42,15 @@ func TestWaitHonoursContext(t *testing.T) {
 		t.Fatalf("Wait: %v, failures %d", err, b.Failures())
 	}
 }
+
+func TestNextMaxIsDrawnAtTheCeiling(t *testing.T) {
+	for _, r := range []float64{0, 0.999999} {
+		b := New(&Options{Min: time.Second, Max: 60 * time.Second, Rand: func() float64 { return r }})
+		if d := b.NextMax(); d < 30*time.Second || d > 60*time.Second {
+			t.Errorf("rand %v: NextMax = %v, want within [30s, 60s]", r, d)
+		}
+		if b.Failures() != 1 {
+			t.Errorf("NextMax counted %d failures", b.Failures())
+		}
+	}
+}

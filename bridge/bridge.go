@@ -201,6 +201,7 @@ func (b *Bridge) Run(ctx context.Context) error {
 	}
 	defer b.wg.Wait()
 	bo := backoff.New(&backoff.Options{Min: b.o.ReconnectMin, Max: b.o.ReconnectMax})
+	var told lastingTold
 	for {
 		established, err := b.session(ctx)
 		if ctx.Err() != nil {
@@ -212,8 +213,20 @@ func (b *Bridge) Run(ctx context.Context) error {
 		if established && b.stable(b.up) {
 			bo.Reset()
 		}
-		b.state(State{Err: err})
+		if established {
+			told = lastingTold{}
+		}
 		b.o.Metrics.reconnect()
+		if w := client.Lasting(err); w != nil {
+			delay := bo.NextMax()
+			b.tellLasting(&told, w, err, delay)
+			if !b.wait(ctx, delay) {
+				return nil
+			}
+			continue
+		}
+		told = lastingTold{}
+		b.state(State{Err: err})
 		delay := bo.Next()
 		b.log.Warn("agent session ended; reconnecting", "err", err, "in", delay.Round(time.Millisecond), "attempt", bo.Failures())
 		b.printAndDisplay(notice.Notice{Kind: notice.Disconnected, Text: fmt.Sprintf("%s — retrying in %s", why(err), delay.Round(100*time.Millisecond))})

@@ -11,6 +11,9 @@ import (
 	"net/url"
 	"strings"
 	"time"
+
+	"github.com/agentcall/acbridge/health"
+	"github.com/agentcall/acbridge/internal/netpolicy"
 )
 
 // Policy is the network policy for every connection to an agent: the card
@@ -20,10 +23,17 @@ type Policy struct {
 	// AllowInsecureLocal is the explicit local-development policy: loopback
 	// addresses are allowed, and http/ws only to them.
 	AllowInsecureLocal bool
+	// AllowNetworks are private networks an on-premises agent may be
+	// reached at (its card, AG-UI endpoint and ICE candidates), over
+	// https/wss only, with certificates checked as always. Only private
+	// addresses are ever allowed through them (netpolicy.ParseNetwork
+	// refuses wider prefixes). Empty: public addresses only.
+	AllowNetworks []netip.Prefix
 	// LookupIP resolves a host name (default net.DefaultResolver); tests
 	// inject one to exercise the address checks.
 	LookupIP func(ctx context.Context, host string) ([]net.IP, error)
-	// TLSConfig sets root CAs and the like (default: system roots).
+	// TLSConfig sets root CAs and the like (default: system roots; see
+	// LoadCAFile for a private CA).
 	TLSConfig *tls.Config
 	// ConnectTimeout (default 5 s), TLSTimeout (5 s) and TotalTimeout (15 s)
 	// bound each request; TotalTimeout does not apply to an established
@@ -57,10 +67,21 @@ func (p *Policy) orDefault() *Policy {
 // works on every refusal.
 var ErrPolicy = errors.New("client: refused by the network policy")
 
-type policyError struct{ msg string }
+// policyError is a refusal: msg says what was refused, fix (starting with
+// "; ") what would be allowed. w, if set, makes it lasting (see Lasting).
+type policyError struct {
+	msg, fix string
+	w        *health.Warnable
+}
 
-func (e *policyError) Error() string   { return "client: " + e.msg }
+func (e *policyError) Error() string   { return "client: " + e.msg + e.fix }
 func (e *policyError) Is(t error) bool { return t == ErrPolicy }
+func (e *policyError) Unwrap() error {
+	if e.w == nil {
+		return nil
+	}
+	return e.w.Err("")
+}
 
 func refuse(format string, a ...any) error { return &policyError{msg: fmt.Sprintf(format, a...)} }
 
@@ -125,56 +146,21 @@ func (p *Policy) resolve(ctx context.Context, u *url.URL) (*target, error) {
 	return &target{u: u, addr: netip.AddrPortFrom(a.Unmap(), uint16(pn))}, nil
 }
 
-// needPublic ends a refusal of a non-public address with the rule to follow.
-const needPublic = "; agents must be reached at public addresses"
-
 // checkAddr applies the address rules to a; secure says whether the
-// connection is https/wss (or DTLS, for ICE candidates).
+// connection is https/wss (or DTLS, for ICE candidates). A refusal is
+// lasting: the agent's address does not change between retries.
 func (p *Policy) checkAddr(a netip.Addr, secure bool) error {
-	// ::ffff:a.b.c.d is a.b.c.d on the wire: judged as that.
-	a = a.Unmap()
-	switch {
-	case a.IsLoopback():
-		if !p.AllowInsecureLocal {
-			return refuse("%s is a loopback address; allowed only under the local-development policy (--allow-insecure-local)", a)
-		}
-		return nil
-	case a.IsUnspecified():
-		return refuse("%s is the unspecified address", a)
-	case a.IsPrivate():
-		return refuse("%s is a private address"+needPublic, a)
-	case a.IsLinkLocalUnicast(), a.IsLinkLocalMulticast():
-		return refuse("%s is a link-local address", a)
-	case a.IsMulticast(), a.IsInterfaceLocalMulticast():
-		return refuse("%s is a multicast address", a)
-	case !a.IsGlobalUnicast():
-		return refuse("%s is not a global unicast address", a)
-	}
-	if r, ok := specialRangeOf(a); ok {
-		if r.embedded != nil {
-			return refuse("%s is in %s, embedding %s"+needPublic, a, r.why, r.embedded(a))
-		}
-		return refuse("%s is in %s"+needPublic, a, r.why)
-	}
-	if nat64.Contains(a) {
-		// A translator would carry the packets to the embedded address:
-		// only a public one may be reached this way, even under the
-		// local-development policy (loopback through NAT64 is not loopback).
-		v4 := low32(a)
-		var inner *policyError
-		if err := (&Policy{}).checkAddr(v4, true); errors.As(err, &inner) {
-			return refuse("%s is a NAT64 address for %s, which is refused: %s", a, v4, inner.msg)
-		}
-	}
-	if !secure {
-		return refuse("plain http/ws is allowed only to loopback addresses")
+	r := netpolicy.Rules{Loopback: p.AllowInsecureLocal, Allow: p.AllowNetworks}
+	var rf *netpolicy.Refusal
+	if err := r.Check(a, secure); errors.As(err, &rf) {
+		return &policyError{msg: rf.Msg, fix: rf.Fix, w: health.AgentNetwork}
 	}
 	return nil
 }
 
 // httpClient returns a client that connects only to t.addr, follows no
 // redirect and applies the policy's timeouts. TLS still verifies the URL's
-// host name.
+// host name; a certificate refusal no retry can fix says how to fix it.
 func (p *Policy) httpClient(t *target) *http.Client {
 	d := &net.Dialer{Timeout: p.ConnectTimeout}
 	tr := &http.Transport{
@@ -189,6 +175,7 @@ func (p *Policy) httpClient(t *target) *http.Client {
 		MaxIdleConns:          1,
 		IdleConnTimeout:       time.Second,
 	}
+	tr.DialTLSContext = p.dialTLS(tr)
 	return &http.Client{
 		Transport: tr,
 		CheckRedirect: func(*http.Request, []*http.Request) error {

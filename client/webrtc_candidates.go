@@ -83,8 +83,7 @@ func (l *candidateLog) check(a netip.Addr) bool {
 		var pe *policyError
 		msg := err.Error()
 		if errors.As(err, &pe) {
-			// The error's fix is said once, after the list.
-			msg = strings.TrimSuffix(pe.msg, needPublic)
+			msg = pe.msg // the fix is said once, after the list
 		}
 		l.refused = append(l.refused, msg)
 	}
@@ -148,9 +147,9 @@ func (l *candidateLog) refusals() string {
 // allRefused is the error for an agent none of whose candidates the
 // policy allows.
 func (l *candidateLog) allRefused() error {
-	fix := "the agent must offer ICE candidates at public addresses"
+	fix := "the agent must offer ICE candidates at public addresses, or in a private network listed in agent.allow_networks"
 	if l.p.AllowInsecureLocal {
-		fix = "the agent must offer ICE candidates at public addresses, or at loopback under the local-development policy"
+		fix += ", or at loopback under the local-development policy"
 	}
 	if r := l.refusals(); r != "" {
 		return refuse("the network policy refused every ICE candidate the agent offered: %s; %s", r, fix)

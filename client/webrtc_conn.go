@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -163,8 +165,22 @@ func (t *WebRTCTransport) connect(ctx context.Context, post func(context.Context
 		t.mic.Discard()
 		t.goOwned(t.pumpMic)
 	}
-	t.log.Debug("client: WebRTC transport open")
+	t.log.Debug("client: WebRTC transport open", "remote", t.remoteCandidate())
 	return nil
+}
+
+// remoteCandidate is the agent's side of the selected ICE pair, for the
+// log ("" if unknown): which of its addresses the policy let through.
+func (t *WebRTCTransport) remoteCandidate() string {
+	sctp := t.pc.SCTP()
+	if sctp == nil {
+		return ""
+	}
+	pair, err := sctp.Transport().ICETransport().GetSelectedCandidatePair()
+	if err != nil || pair == nil || pair.Remote == nil {
+		return ""
+	}
+	return net.JoinHostPort(pair.Remote.Address, strconv.Itoa(int(pair.Remote.Port))) + " (" + pair.Remote.Typ.String() + ")"
 }
 
 // waitOpen waits for the data channel. When the policy refused every

@@ -39,15 +39,20 @@ type Config struct {
 
 // Agent says which agent to talk to and how.
 type Agent struct {
-	URL                string   `toml:"url"`
-	TokenFile          string   `toml:"token_file"`
-	AllowInsecureLocal bool     `toml:"allow_insecure_local"`
-	ReconnectMax       Duration `toml:"reconnect_max"`
-	StableAfter        Duration `toml:"stable_after"`
-	RunTimeout         Duration `toml:"run_timeout"`
-	CancelGrace        Duration `toml:"cancel_grace"`
-	RunMaxBytes        int      `toml:"run_max_bytes"`
-	RunMaxEvents       int      `toml:"run_max_events"`
+	URL                string `toml:"url"`
+	TokenFile          string `toml:"token_file"`
+	AllowInsecureLocal bool   `toml:"allow_insecure_local"`
+	// AllowNetworks are private networks (CIDR) an on-premises agent may
+	// be reached at over https; CAFile a PEM bundle of a private CA
+	// trusted besides the system's roots.
+	AllowNetworks []string `toml:"allow_networks"`
+	CAFile        string   `toml:"ca_file"`
+	ReconnectMax  Duration `toml:"reconnect_max"`
+	StableAfter   Duration `toml:"stable_after"`
+	RunTimeout    Duration `toml:"run_timeout"`
+	CancelGrace   Duration `toml:"cancel_grace"`
+	RunMaxBytes   int      `toml:"run_max_bytes"`
+	RunMaxEvents  int      `toml:"run_max_events"`
 }
 
 // Keystore locates the device secret.

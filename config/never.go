@@ -3,10 +3,13 @@ package config
 import (
 	"fmt"
 	"net"
+	"net/netip"
 	"net/url"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/agentcall/acbridge/internal/netpolicy"
 )
 
 // maxGPIOLine bounds a GPIO line offset: the kernel counts a chip's lines
@@ -31,6 +34,13 @@ func (c *Config) validateNeverWorks(add func(format string, a ...any)) {
 		// loopback.
 		if ip := net.ParseIP(u.Hostname()); u.Scheme == "http" && ip != nil && !ip.IsLoopback() {
 			add("agent.url: http is allowed only to a loopback address (127.0.0.1, ::1, localhost), not %s; use https", clip(u.Hostname()))
+		} else {
+			c.validateAgentAddress(u, add)
+		}
+	}
+	for i, s := range c.Agent.AllowNetworks {
+		if _, err := netpolicy.ParseNetwork(s); err != nil {
+			add("agent.allow_networks[%d]: %s", i, strings.TrimPrefix(err.Error(), netpolicy.ErrNetwork.Error()+": "))
 		}
 	}
 	seen := map[string]bool{}
@@ -69,4 +79,40 @@ func (c *Config) validateNeverWorks(add func(format string, a ...any)) {
 func validPort(s string) bool {
 	n, err := strconv.Atoi(s)
 	return err == nil && n >= 0 && n <= 65535
+}
+
+// validateAgentAddress applies the client's network policy to an address
+// literal in agent.url, which every dial would refuse (host names are
+// judged at connect time: they may resolve anywhere), and refuses a port
+// or path no agent is reached at.
+func (c *Config) validateAgentAddress(u *url.URL, add func(format string, a ...any)) {
+	if a, err := netip.ParseAddr(u.Hostname()); err == nil {
+		r := netpolicy.Rules{Loopback: c.Agent.AllowInsecureLocal, Allow: c.Agent.Networks()}
+		if err := r.Check(a, u.Scheme == "https"); err != nil {
+			add("agent.url: %v", err)
+		}
+	}
+	if p := u.Port(); p != "" {
+		if n, err := strconv.Atoi(p); err != nil || n < 1 || n > 65535 {
+			add("agent.url: port %s is not a port an agent listens on; give one from 1 to 65535, or none for the scheme's default", clip(p))
+		}
+	}
+	for _, seg := range strings.Split(u.Path, "/") {
+		if seg == "." || seg == ".." {
+			add("agent.url: the path %q has a . or .. segment, which is resolved differently along the way; write the agent's path without them", clip(u.Path))
+			break
+		}
+	}
+}
+
+// Networks returns agent.allow_networks parsed; entries Validate refuses
+// are left out.
+func (a *Agent) Networks() []netip.Prefix {
+	var out []netip.Prefix
+	for _, s := range a.AllowNetworks {
+		if p, err := netpolicy.ParseNetwork(s); err == nil {
+			out = append(out, p)
+		}
+	}
+	return out
 }

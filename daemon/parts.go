@@ -36,6 +36,7 @@ type parts struct {
 	metrics *bridge.Metrics
 	metSrv  *http.Server
 	token   string
+	policy  *client.Policy
 	closers []func() error
 	wg      sync.WaitGroup
 }
@@ -65,6 +66,11 @@ func build(ctx context.Context, cfg *config.Config, o *Options, log *slog.Logger
 		p.close()
 		return nil, err
 	}
+	pol, err := AgentPolicy(&cfg.Agent)
+	if err != nil {
+		return fail(err)
+	}
+	p.policy = pol
 	if cfg.Agent.TokenFile != "" {
 		tok, err := keystore.LoadToken(cfg.Agent.TokenFile)
 		if err != nil {
@@ -120,7 +126,7 @@ func bridgeOptions(cfg *config.Config, p *parts, out io.Writer, onState func(bri
 	o := bridge.Options{
 		AgentURL:     cfg.Agent.URL,
 		Token:        p.token,
-		Policy:       &client.Policy{AllowInsecureLocal: cfg.Agent.AllowInsecureLocal},
+		Policy:       p.policy,
 		Buttons:      p.station.Buttons,
 		LED:          p.station.LED,
 		Modalities:   station.Modalities(cfg),

@@ -8,8 +8,8 @@ import (
 
 	"github.com/agentcall/acbridge/accept"
 	"github.com/agentcall/acbridge/button"
-	"github.com/agentcall/acbridge/client"
 	"github.com/agentcall/acbridge/config"
+	"github.com/agentcall/acbridge/daemon"
 	"github.com/agentcall/acbridge/station"
 )
 
@@ -97,7 +97,12 @@ func runAccept(ctx context.Context, e *env, args []string) int {
 		return finishReport(e, rep, *reportPath, *junitPath)
 	}
 	status := finishReport(e, rep, "", *junitPath)
-	shown, err := rep.Post(ctx, *reportPath, &client.Policy{AllowInsecureLocal: o.Config.Agent.AllowInsecureLocal})
+	pol, err := daemon.AgentPolicy(&o.Config.Agent)
+	if err != nil {
+		fmt.Fprintf(e.Stderr, "acbridge: %v\n", err)
+		return 1
+	}
+	shown, err := rep.Post(ctx, *reportPath, pol)
 	if err != nil {
 		fmt.Fprintf(e.Stderr, "acbridge: %v\n", err)
 		return 1

@@ -29,7 +29,7 @@ func runRun(ctx context.Context, e *env, args []string) int {
 		return code
 	}
 	load := func() (*config.Config, error) {
-		return station.Load(*path, func(c *config.Config) {
+		cfg, err := station.Load(*path, func(c *config.Config) {
 			if *agentURL != "" {
 				c.Agent.URL = *agentURL
 			}
@@ -43,6 +43,15 @@ func runRun(ctx context.Context, e *env, args []string) int {
 				c.Log.Format = *format
 			}
 		})
+		if err != nil {
+			return nil, err
+		}
+		// The CA file is read here too, so that --check-config and a
+		// reload refuse one the daemon could not use.
+		if _, err := daemon.AgentPolicy(&cfg.Agent); err != nil {
+			return nil, fmt.Errorf("config: %s: %w", *path, err)
+		}
+		return cfg, nil
 	}
 	cfg, err := load()
 	if err != nil {

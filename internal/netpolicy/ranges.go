@@ -1,4 +1,4 @@
-package client
+package netpolicy
 
 import (
 	"encoding/binary"
