@@ -272,13 +272,3 @@ func waitStatus(t *testing.T, status *bridgetest.Transcript, sub string) {
 	}
 	t.Fatalf("no status line says %q:\n%s", sub, status.String())
 }
-
-func grepLines(s, sub string) string {
-	var out []string
-	for _, l := range strings.Split(s, "\n") {
-		if strings.Contains(l, sub) {
-			out = append(out, l)
-		}
-	}
-	return strings.Join(out, "\n")
-}
