@@ -200,7 +200,7 @@ func canaryDaemon(t *testing.T, addr, seen string) {
 	sock, status := notifySocket(t, dir)
 	spoken, tts := ttsConfig(dir)
 	d := newDaemonAgent(t, dir, addr, []string{fmt.Sprintf("token_file = %q", tokenFile)},
-		append(tts, "[kiosk]", `listen = "127.0.0.1:0"`)...)
+		append(tts, "[kiosk]", `listen = "127.0.0.1:0"`, browserUser(t, false))...)
 	d.cmd.Env = append(d.cmd.Env, "NOTIFY_SOCKET="+sock)
 	d.start()
 	d.wait(d.err, "kiosk page ready", 1)
