@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/agentcall/acbridge/bridge/bridgetest"
@@ -134,4 +136,35 @@ func (c *capped) stats() (n, lines int64, tail string, found []string) {
 		}
 	}
 	return c.n, c.lines, string(c.tail), found
+}
+
+// stopProcess sends SIGSTOP to pid and returns once every thread of it is
+// stopped (state T in /proc/PID/task/*/stat): the signal is delivered
+// thread by thread, and a thread still running on the other core can answer
+// a message sent right after kill(2) returned. No event says when the
+// group stop is complete, so the tasks are read each 5 ms, for at most 5 s.
+func stopProcess(pid int) error {
+	if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
+		return err
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		tasks, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/stat", pid))
+		stopped := len(tasks) > 0
+		for _, p := range tasks {
+			b, err := os.ReadFile(p)
+			s := string(b)
+			if err != nil || !strings.HasPrefix(strings.TrimSpace(s[strings.LastIndexByte(s, ')')+1:]), "T") {
+				stopped = false
+				break
+			}
+		}
+		if stopped {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("process %d not stopped 5 s after SIGSTOP", pid)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
 }

@@ -63,7 +63,7 @@ func TestRunStaleInputWhileAgentStopped(t *testing.T) {
 	d.wait(d.out, "you can use: photo]", 1)
 
 	// A hung agent: the typed line's run times out, the session ends.
-	if err := ag.cmd.Process.Signal(syscall.SIGSTOP); err != nil {
+	if err := stopProcess(ag.cmd.Process.Pid); err != nil {
 		t.Fatal(err)
 	}
 	d.say("hello")
