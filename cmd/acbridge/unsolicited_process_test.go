@@ -146,8 +146,16 @@ func floodDaemon(t *testing.T, addr string, runs func() int64) {
 	if perMinute > 1e6 {
 		t.Errorf("stdout and stderr at %.0f bytes a minute; the bound is 1 MB", perMinute)
 	}
-	if share > 0.05 {
-		t.Errorf("CPU at %.1f %% of a core; the bound is 5 %%", 100*share)
+	// 5 % is the shipped binary's bound; the race runtime multiplies the
+	// daemon's CPU several times over (here it is the test binary, built
+	// with -race), so under it only a runaway — the 50 % of an unbounded
+	// flood — fails.
+	cpuBound := 0.05
+	if raceDetector {
+		cpuBound = 0.25
+	}
+	if share > cpuBound {
+		t.Errorf("CPU at %.1f %% of a core; the bound is %.0f %%", 100*share, 100*cpuBound)
 	}
 	// A few per session (the unsolicited runs tolerated), not one a run.
 	if max := 8 * max(sessions, 1); said > max {
