@@ -304,3 +304,42 @@ func TestReplayStillFailsWrongAgents(t *testing.T) {
 		}
 	}
 }
+
+// An agent that uses what the contract leaves open in its own events —
+// opaque interactionIds with spaces, non-ASCII and 300 characters, a
+// text.delta of 20,000 characters — passes the default replay over both
+// transports with no tolerance: none of it is a difference from the
+// contract.
+func TestReplayPassesOpaqueIDsAndLongTexts(t *testing.T) {
+	public := publicSteps(t)
+	served := append([]conformance.Step(nil), public...)
+	long := strings.Repeat("x", 300)
+	text := strings.Repeat("ü", 20000)
+	var ids, texts int
+	for i, st := range served {
+		if st.Direction == "client" {
+			continue
+		}
+		s := string(st.Message)
+		for _, id := range []string{"turn-5-nfc", "turn-7-photo"} {
+			if strings.Contains(s, `"`+id+`"`) {
+				s = strings.ReplaceAll(s, `"`+id+`"`, `"req `+id+` — ☃ `+long+`"`)
+				ids++
+			}
+		}
+		if texts == 0 && strings.Contains(s, `"text.delta"`) {
+			s = strings.Replace(s, `"text": "`, `"text": "`+text, 1)
+			texts++
+		}
+		served[i].Message = json.RawMessage(s)
+	}
+	if ids != 4 || texts != 1 {
+		t.Fatalf("edited %d interaction events and %d texts; want 4 and 1", ids, texts)
+	}
+	for _, transport := range transports {
+		r := replayOver(t, transport, served, public, conformance.ReplayOptions{})
+		if !r.Passed || r.Checked != len(public) || len(r.Tolerances) != 0 {
+			t.Fatalf("%s: default replay: %v (%d of %d), tolerances %+v", transport, r.Divergence, r.Checked, len(public), r.Tolerances)
+		}
+	}
+}
