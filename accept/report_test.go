@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/agentcall/acbridge/accept"
-	"github.com/agentcall/acbridge/internal/needs"
+	"github.com/agentcall/acbridge/internal/testutil/needs"
 )
 
 // checkReports writes both reports of r and checks them: no UID, no image

@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentcall/acbridge/internal/syncbuf"
+	"github.com/agentcall/acbridge/internal/testutil/syncbuf"
 	"github.com/agentcall/acbridge/protocol"
 	"github.com/coder/websocket"
 )

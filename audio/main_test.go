@@ -3,7 +3,7 @@ package audio_test
 import (
 	"testing"
 
-	"github.com/agentcall/acbridge/internal/needs"
+	"github.com/agentcall/acbridge/internal/testutil/needs"
 
 	"go.uber.org/goleak"
 )

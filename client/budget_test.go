@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/agentcall/acbridge/client"
-	"github.com/agentcall/acbridge/internal/hostileagent"
+	"github.com/agentcall/acbridge/internal/testutil/hostileagent"
 	"github.com/agentcall/acbridge/protocol"
 )
 

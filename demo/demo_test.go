@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentcall/acbridge/internal/syncbuf"
+	"github.com/agentcall/acbridge/internal/testutil/syncbuf"
 	"github.com/agentcall/acbridge/nfc/vpcd/vpcdtest"
 	"github.com/agentcall/acbridge/station/sim"
 )

@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/agentcall/acbridge/health"
-	"github.com/agentcall/acbridge/internal/needs"
+	"github.com/agentcall/acbridge/internal/testutil/needs"
 )
 
 // A Raspberry Pi OS overlay root, as its mountinfo shows it.

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentcall/acbridge/internal/syncbuf"
+	"github.com/agentcall/acbridge/internal/testutil/syncbuf"
 	"github.com/agentcall/acbridge/kiosk"
 )
 

@@ -15,7 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentcall/acbridge/internal/syncbuf"
+	"github.com/agentcall/acbridge/internal/testutil/syncbuf"
 
 	"go.uber.org/goleak"
 

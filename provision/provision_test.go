@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/agentcall/acbridge/config"
-	"github.com/agentcall/acbridge/internal/needs"
+	"github.com/agentcall/acbridge/internal/testutil/needs"
 )
 
 const goodConfig = `[agent]

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/agentcall/acbridge/internal/fifotest"
+	"github.com/agentcall/acbridge/internal/testutil/fifotest"
 	"github.com/agentcall/acbridge/station"
 )
 

@@ -12,7 +12,7 @@ import (
 
 	"github.com/agentcall/acbridge/config"
 	"github.com/agentcall/acbridge/health"
-	"github.com/agentcall/acbridge/internal/needs"
+	"github.com/agentcall/acbridge/internal/testutil/needs"
 )
 
 // The daemon refuses to create the device secret on a real tmpfs (in a

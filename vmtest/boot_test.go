@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentcall/acbridge/internal/needs"
+	"github.com/agentcall/acbridge/internal/testutil/needs"
 	"github.com/agentcall/acbridge/nfc/pn532/pn532test"
 )
 

@@ -16,7 +16,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/agentcall/acbridge/button"
-	"github.com/agentcall/acbridge/internal/fifotest"
+	"github.com/agentcall/acbridge/internal/testutil/fifotest"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }

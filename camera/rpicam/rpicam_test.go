@@ -17,7 +17,7 @@ import (
 	"github.com/agentcall/acbridge/camera"
 	"github.com/agentcall/acbridge/camera/rpicam"
 	"github.com/agentcall/acbridge/camera/rpicam/rpicamtest"
-	"github.com/agentcall/acbridge/internal/syncbuf"
+	"github.com/agentcall/acbridge/internal/testutil/syncbuf"
 	"github.com/agentcall/acbridge/jpeg"
 )
 

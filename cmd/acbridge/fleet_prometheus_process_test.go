@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/agentcall/acbridge/bridge/bridgetest"
-	"github.com/agentcall/acbridge/internal/needs"
+	"github.com/agentcall/acbridge/internal/testutil/needs"
 	"github.com/agentcall/acbridge/keystore"
 )
 

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentcall/acbridge/internal/hostileagent"
+	"github.com/agentcall/acbridge/internal/testutil/hostileagent"
 )
 
 // floodSeconds is how long TestHostileFlood floods: 20 s, the issue's

@@ -11,7 +11,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/agentcall/acbridge/internal/hostileagent"
+	"github.com/agentcall/acbridge/internal/testutil/hostileagent"
 	"github.com/agentcall/acbridge/nfc/vpcd"
 	"github.com/agentcall/acbridge/nfc/vpcd/vpcdtest"
 )

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/agentcall/acbridge/internal/needs"
+	"github.com/agentcall/acbridge/internal/testutil/needs"
 )
 
 // keys init on a real tmpfs (private mount namespace) creates the

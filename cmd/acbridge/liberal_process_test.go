@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentcall/acbridge/internal/liberalagent"
+	"github.com/agentcall/acbridge/internal/testutil/liberalagent"
 )
 
 // A correct agent that uses what the 0.1 contract leaves open — failure

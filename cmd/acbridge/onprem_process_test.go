@@ -14,7 +14,7 @@ import (
 	"github.com/agentcall/acbridge/bridge/bridgetest"
 	"github.com/agentcall/acbridge/client/clienttest"
 	"github.com/agentcall/acbridge/health"
-	"github.com/agentcall/acbridge/internal/needs"
+	"github.com/agentcall/acbridge/internal/testutil/needs"
 )
 
 // onPremAddr is the agent's address on the private network the test

@@ -14,7 +14,7 @@ import (
 
 	"github.com/agentcall/acbridge/bridge/bridgetest"
 	"github.com/agentcall/acbridge/button/evdev"
-	"github.com/agentcall/acbridge/internal/hostileagent"
+	"github.com/agentcall/acbridge/internal/testutil/hostileagent"
 )
 
 // agentProcess is the reference agent as a process of its own (the test

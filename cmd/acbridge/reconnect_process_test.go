@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/agentcall/acbridge/bridge/bridgetest"
-	"github.com/agentcall/acbridge/internal/hostileagent"
+	"github.com/agentcall/acbridge/internal/testutil/hostileagent"
 )
 
 // switchAgent serves whichever hostile agent is current on one address, so

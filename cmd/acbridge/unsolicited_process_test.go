@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/agentcall/acbridge/client/clienttest"
-	"github.com/agentcall/acbridge/internal/hostileagent"
+	"github.com/agentcall/acbridge/internal/testutil/hostileagent"
 	"github.com/agentcall/acbridge/protocol"
 	"github.com/pion/datachannel"
 )

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/agentcall/acbridge/health"
-	"github.com/agentcall/acbridge/internal/needs"
+	"github.com/agentcall/acbridge/internal/testutil/needs"
 )
 
 // Init on a real tmpfs (private mount namespace) creates the keystore the

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentcall/acbridge/internal/needs"
+	"github.com/agentcall/acbridge/internal/testutil/needs"
 
 	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"

@@ -18,8 +18,8 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/agentcall/acbridge/button/evdev"
-	"github.com/agentcall/acbridge/internal/fifotest"
-	"github.com/agentcall/acbridge/internal/syncbuf"
+	"github.com/agentcall/acbridge/internal/testutil/fifotest"
+	"github.com/agentcall/acbridge/internal/testutil/syncbuf"
 	"github.com/agentcall/acbridge/keystore"
 	"github.com/agentcall/acbridge/nfc"
 )

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentcall/acbridge/internal/fifotest"
+	"github.com/agentcall/acbridge/internal/testutil/fifotest"
 	"github.com/agentcall/acbridge/nfc"
 )
 

@@ -11,7 +11,7 @@ import (
 
 	"periph.io/x/conn/v3/spi/spitest"
 
-	"github.com/agentcall/acbridge/internal/syncbuf"
+	"github.com/agentcall/acbridge/internal/testutil/syncbuf"
 	"github.com/agentcall/acbridge/nfc/poll"
 	"github.com/agentcall/acbridge/nfc/rc522"
 	"github.com/agentcall/acbridge/nfc/rc522/rc522test"

@@ -9,7 +9,7 @@ import (
 
 	"periph.io/x/conn/v3/spi"
 
-	"github.com/agentcall/acbridge/internal/syncbuf"
+	"github.com/agentcall/acbridge/internal/testutil/syncbuf"
 	"github.com/agentcall/acbridge/nfc/poll"
 	"github.com/agentcall/acbridge/nfc/rc522"
 	"github.com/agentcall/acbridge/nfc/rc522/rc522test"

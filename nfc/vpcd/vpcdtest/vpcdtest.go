@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentcall/acbridge/internal/needs"
+	"github.com/agentcall/acbridge/internal/testutil/needs"
 
 	"github.com/ebfe/scard"
 
