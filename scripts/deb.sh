@@ -192,7 +192,7 @@ host_binary() {
 }
 
 mkdir -p "$DIST/deb"
-"$GO" build -o "$DIST/deb/debcopyright" ./internal/licenses/debcopyright
+"$GO" build -o "$DIST/deb/debcopyright" ./cmd/debcopyright
 man_page "$(host_binary)" | gzip -9n >"$DIST/deb/acbridge.1.gz"
 commit_date=$(date -u -d "@$SOURCE_DATE_EPOCH" +%Y-%m-%dT%H:%M:%SZ)
 cat >"$DIST/deb/changelog.yml" <<EOF

@@ -13,6 +13,7 @@ import (
 	"os/signal"
 	"syscall"
 
+	"github.com/agentcall/acbridge/conformance/conformancecmd"
 	"github.com/agentcall/acbridge/internal/cli"
 )
 
@@ -28,8 +29,8 @@ var checker = cli.Group{
 	Name:  "acbridge-check",
 	Intro: "acbridge-check checks an AgentCall AG-UI 0.1 agent (acbridge's conformance and replay).",
 	Commands: []cli.Command{
-		{Name: "conformance", Summary: cli.ConformanceSummary, Run: cli.Conformance},
-		{Name: "replay", Summary: cli.ReplaySummary, Run: cli.Replay},
+		{Name: "conformance", Summary: conformancecmd.ConformanceSummary, Run: conformancecmd.Conformance},
+		{Name: "replay", Summary: conformancecmd.ReplaySummary, Run: conformancecmd.Replay},
 	},
 }
 

@@ -1,4 +1,4 @@
-package cli
+package conformancecmd
 
 // One-line summaries of the checker's commands, for a command list.
 const (

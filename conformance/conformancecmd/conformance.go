@@ -1,4 +1,4 @@
-package cli
+package conformancecmd
 
 import (
 	"context"
@@ -9,17 +9,18 @@ import (
 	"strings"
 
 	"github.com/agentcall/acbridge/conformance"
+	"github.com/agentcall/acbridge/internal/cli"
 )
 
 // Conformance is "acbridge conformance": it checks a fixture file against
 // the contract and returns the exit status. The walkthrough is checked by
 // the contract's bounds and order unless --strict.
-func Conformance(_ context.Context, e *Env, args []string) int {
-	fs := NewFlagSet(e, "conformance", "[--fixtures FILE] [--strict] [--json]")
+func Conformance(_ context.Context, e *cli.Env, args []string) int {
+	fs := cli.NewFlagSet(e, "conformance", "[--fixtures FILE] [--strict] [--json]")
 	path := fs.String("fixtures", "", "fixture `file` to check (default: the embedded public physical-conformance.json)")
 	strict := fs.Bool("strict", false, "check the walkthrough as acbridge's own client and agent carry it: acbridge's bounds on client input, no turn during a run, no run or request left open at the end")
 	asJSON := fs.Bool("json", false, "print a JSON report instead of one line per case")
-	if code, ok := ParseFlags(e, fs, args); !ok {
+	if code, ok := cli.ParseFlags(e, fs, args); !ok {
 		return code
 	}
 	raw, err := fixtureBytes(*path)

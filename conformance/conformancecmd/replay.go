@@ -1,4 +1,4 @@
-package cli
+package conformancecmd
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 
 	"github.com/agentcall/acbridge/client"
 	"github.com/agentcall/acbridge/conformance"
+	"github.com/agentcall/acbridge/internal/cli"
 	"github.com/agentcall/acbridge/internal/rtcpeer"
 	"github.com/agentcall/acbridge/keystore"
 )
@@ -14,8 +15,8 @@ import (
 // Replay is "acbridge replay": it plays a walkthrough trace against a live
 // agent and returns the exit status. By default it judges the agent by the
 // contract and lists what it tolerated; --strict compares in lockstep.
-func Replay(ctx context.Context, e *Env, args []string) int {
-	fs := NewFlagSet(e, "replay", "--agent URL [--trace FILE] [--transport websocket|webrtc] [--allow-insecure-local] [--token-file FILE] [--strict] [--strict-text] [--json]")
+func Replay(ctx context.Context, e *cli.Env, args []string) int {
+	fs := cli.NewFlagSet(e, "replay", "--agent URL [--trace FILE] [--transport websocket|webrtc] [--allow-insecure-local] [--token-file FILE] [--strict] [--strict-text] [--json]")
 	agentURL := fs.String("agent", "", "agent base `URL` (the card is fetched from URL/.well-known/agent-card.json)")
 	tracePath := fs.String("trace", "", "trace `file`: a fixture file's walkthrough or a JSON array of steps (default: the public walkthrough)")
 	transport := fs.String("transport", "", "require this transport: websocket or webrtc (default: what the card offers)")
@@ -24,7 +25,7 @@ func Replay(ctx context.Context, e *Env, args []string) int {
 	strict := fs.Bool("strict", false, "compare every envelope with the trace's in lockstep (types, sequences, members) instead of by the contract's equivalences, and report the first difference")
 	strictText := fs.Bool("strict-text", false, "also compare the agent's texts with the trace's: each text's concatenation over its text.delta events (with --strict: each text.delta and speech.segment)")
 	asJSON := fs.Bool("json", false, "print the report as JSON, with each tolerance the contract mode applied ({step, tolerance, detail, count})")
-	if code, ok := ParseFlags(e, fs, args); !ok {
+	if code, ok := cli.ParseFlags(e, fs, args); !ok {
 		return code
 	}
 	if *agentURL == "" {
@@ -99,7 +100,7 @@ func dialReplay(ctx context.Context, ag *client.Discovered, sessionID string) (c
 	return t, nil
 }
 
-func printReplay(e *Env, ag *client.Discovered, r *conformance.ReplayReport) {
+func printReplay(e *cli.Env, ag *client.Discovered, r *conformance.ReplayReport) {
 	for _, t := range r.Tolerances {
 		fmt.Fprintf(e.Stdout, "replay: tolerated at step %d (%s, %d×): %s\n", t.Step, t.Tolerance, t.Count, t.Detail)
 	}
