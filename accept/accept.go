@@ -88,6 +88,10 @@ const (
 	ActEcho     Action = "echo"      // question: run the optional echo measurement?
 )
 
+// ToneHz is the pitch of the tone audio.speaker plays, which the
+// technician listens for.
+const ToneHz = toneHz
+
 // Prompt is one request to the technician.
 type Prompt struct {
 	Step     string // step id

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/agentcall/acbridge/accept"
+	"github.com/agentcall/acbridge/accept/acceptsim"
 	"github.com/agentcall/acbridge/nfc/vpcd/vpcdtest"
 )
 
@@ -14,7 +15,7 @@ import (
 // a kiosk without any reader adds up to one second for the pn533 probe.
 func BenchmarkEnvironment(b *testing.B) {
 	vpcdtest.Require(b)
-	sim, err := accept.NewSim(context.Background(), nil)
+	sim, err := acceptsim.New(context.Background(), nil)
 	if err != nil {
 		b.Fatal(err)
 	}

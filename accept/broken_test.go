@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/agentcall/acbridge/accept"
+	"github.com/agentcall/acbridge/accept/acceptsim"
 	"github.com/agentcall/acbridge/nfc/vpcd"
 )
 
@@ -17,8 +18,8 @@ import (
 // every other step.
 type brokenCase struct {
 	name    string
-	sim     accept.SimOptions
-	breakIt func(t *testing.T, s *accept.Sim, o *accept.Options)
+	sim     acceptsim.Options
+	breakIt func(t *testing.T, s *acceptsim.Sim, o *accept.Options)
 	// fails are the steps that must fail, with a fix containing fix[id].
 	fails map[string]string
 	// passes are steps of other devices that must still pass.
@@ -28,7 +29,7 @@ type brokenCase struct {
 var brokenCases = []brokenCase{
 	{
 		name: "reader gone",
-		breakIt: func(_ *testing.T, s *accept.Sim, _ *accept.Options) {
+		breakIt: func(_ *testing.T, s *acceptsim.Sim, _ *accept.Options) {
 			s.Config.NFC.Reader = "Virtual PCD 00 07" // no such slot: the reader is unplugged
 		},
 		fails:  map[string]string{"nfc.reader": "plug the reader in"},
@@ -36,7 +37,7 @@ var brokenCases = []brokenCase{
 	},
 	{
 		name: "camera gone",
-		breakIt: func(_ *testing.T, s *accept.Sim, _ *accept.Options) {
+		breakIt: func(_ *testing.T, s *acceptsim.Sim, _ *accept.Options) {
 			s.Config.Camera.Device = "/dev/video99"
 		},
 		fails:  map[string]string{"env.camera": "ls /dev/video*", "camera.capture": "ls /dev/video*"},
@@ -44,13 +45,13 @@ var brokenCases = []brokenCase{
 	},
 	{
 		name:    "agent down",
-		breakIt: func(_ *testing.T, s *accept.Sim, _ *accept.Options) { s.StopAgent() },
+		breakIt: func(_ *testing.T, s *acceptsim.Sim, _ *accept.Options) { s.StopAgent() },
 		fails:   map[string]string{"agent.card": "curl -sS http://127.0.0.1:"},
 		passes:  []string{"nfc.tap2", "buttons.cancel", "camera.capture", "audio.microphone"},
 	},
 	{
 		name: "buttons bounce",
-		breakIt: func(_ *testing.T, s *accept.Sim, _ *accept.Options) {
+		breakIt: func(_ *testing.T, s *acceptsim.Sim, _ *accept.Options) {
 			for i := range s.Config.Buttons {
 				s.Config.Buttons[i].Debounce.Duration = -1 // no debouncing: every chatter is a press
 			}
@@ -60,7 +61,7 @@ var brokenCases = []brokenCase{
 	},
 	{
 		name: "keystore 0644",
-		breakIt: func(t *testing.T, s *accept.Sim, _ *accept.Options) {
+		breakIt: func(t *testing.T, s *acceptsim.Sim, _ *accept.Options) {
 			if err := os.Chmod(s.KeystorePath(), 0o644); err != nil {
 				t.Fatal(err)
 			}
@@ -74,7 +75,7 @@ func TestBrokenDevices(t *testing.T) {
 	for _, c := range brokenCases {
 		t.Run(c.name, func(t *testing.T) {
 			requireVPCD(t)
-			r := runSim(t, c.sim, func(s *accept.Sim, o *accept.Options) { c.breakIt(t, s, o) })
+			r := runSim(t, c.sim, func(s *acceptsim.Sim, o *accept.Options) { c.breakIt(t, s, o) })
 			checkBroken(t, r, c)
 		})
 	}
@@ -120,8 +121,8 @@ func TestPCSCDDown(t *testing.T) {
 	if os.Getenv("ACCEPT_TEST_CHILD") == "pcscd-down" {
 		c := brokenCase{
 			name:    "pcscd down",
-			sim:     accept.SimOptions{Reader: accept.SimVPCD, VPCDAddr: "127.0.0.1:9", VPCDReader: vpcd.DefaultReader},
-			breakIt: func(*testing.T, *accept.Sim, *accept.Options) {},
+			sim:     acceptsim.Options{Reader: acceptsim.VPCD, VPCDAddr: "127.0.0.1:9", VPCDReader: vpcd.DefaultReader},
+			breakIt: func(*testing.T, *acceptsim.Sim, *accept.Options) {},
 			fails:   map[string]string{"env.pcscd": "pcscd.socket", "nfc.reader": "pcscd.socket"},
 			passes:  []string{"buttons.scan", "camera.capture", "audio.microphone", "agent.observation"},
 		}

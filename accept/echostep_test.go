@@ -6,11 +6,12 @@ import (
 	"time"
 
 	"github.com/agentcall/acbridge/accept"
+	"github.com/agentcall/acbridge/accept/acceptsim"
 )
 
-func openMicStep(t *testing.T, so accept.SimOptions) *accept.StepResult {
+func openMicStep(t *testing.T, so acceptsim.Options) *accept.StepResult {
 	t.Helper()
-	r := runSim(t, so, func(_ *accept.Sim, o *accept.Options) { o.Only = []string{"audio.open-microphone"} })
+	r := runSim(t, so, func(_ *acceptsim.Sim, o *accept.Options) { o.Only = []string{"audio.open-microphone"} })
 	s := r.rep.Step("audio.open-microphone")
 	if s == nil || s.Result != accept.Pass {
 		t.Fatalf("the step: %+v", s)
@@ -31,7 +32,7 @@ func measured(t *testing.T, s *accept.StepResult, name string) float64 {
 // measures that delay and an ERLE that makes the kiosk fit for
 // open-microphone agents.
 func TestOpenMicrophoneFitsTheSimulatedRoom(t *testing.T) {
-	s := openMicStep(t, accept.SimOptions{Reader: accept.SimInProcess})
+	s := openMicStep(t, acceptsim.Options{Reader: acceptsim.InProcess})
 	if d := measured(t, s, "delay"); d < 35 || d > 50 {
 		t.Errorf("measured delay %.1f ms, want about 40", d)
 	}
@@ -46,7 +47,7 @@ func TestOpenMicrophoneFitsTheSimulatedRoom(t *testing.T) {
 // An echo later than the canceller looks is not cancelled: the step
 // says to stay on push-to-talk, with the fix.
 func TestOpenMicrophoneUnfitStaysPushToTalk(t *testing.T) {
-	s := openMicStep(t, accept.SimOptions{Reader: accept.SimInProcess, EchoDelay: 600 * time.Millisecond})
+	s := openMicStep(t, acceptsim.Options{Reader: acceptsim.InProcess, EchoDelay: 600 * time.Millisecond})
 	notes := strings.Join(s.Notes, " ")
 	if measured(t, s, "openMicrophone") != 0 || !strings.Contains(notes, "push-to-talk") || !strings.Contains(notes, "lower audio.speaker_volume") {
 		t.Errorf("an uncancellable echo passed as fit: %v %+v", s.Notes, s.Measurements)

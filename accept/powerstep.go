@@ -2,8 +2,6 @@ package accept
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 
 	"github.com/agentcall/acbridge/health"
 	"github.com/agentcall/acbridge/power"
@@ -31,17 +29,4 @@ func (r *runner) envPower(ctx context.Context, t *T) error {
 		return failf(health.Throttled.Fix, "%s", health.Throttled.Text)
 	}
 	return nil
-}
-
-// simPower gives the simulated kiosk the firmware state of a Pi with a
-// good supply, so that env.power runs its checks there too.
-func simPower(dir string) (*power.Options, error) {
-	fw := filepath.Join(dir, "platform", "soc", "soc:firmware")
-	if err := os.MkdirAll(fw, 0o755); err != nil {
-		return nil, err
-	}
-	if err := os.WriteFile(filepath.Join(fw, "get_throttled"), []byte("0\n"), 0o644); err != nil {
-		return nil, err
-	}
-	return &power.Options{Platform: filepath.Join(dir, "platform"), HwmonDir: filepath.Join(dir, "hwmon"), Vcgencmd: filepath.Join(dir, "no-vcgencmd")}, nil
 }

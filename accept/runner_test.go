@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/agentcall/acbridge/accept"
+	"github.com/agentcall/acbridge/accept/acceptsim"
 	"github.com/agentcall/acbridge/button"
 	"github.com/agentcall/acbridge/button/buttontest"
 	"github.com/agentcall/acbridge/config"
@@ -23,7 +24,7 @@ func TestOnlyUnknownStepIsAnError(t *testing.T) {
 // The environment steps alone need no technician: that is acbridge doctor.
 func TestEnvironmentOnlyNeedsNobody(t *testing.T) {
 	requireVPCD(t)
-	sim, err := accept.NewSim(context.Background(), &accept.SimOptions{Tags: canaryTags})
+	sim, err := acceptsim.New(context.Background(), &acceptsim.Options{Tags: canaryTags})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,6 +17,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/agentcall/acbridge/accept"
+	"github.com/agentcall/acbridge/accept/acceptsim"
 	"github.com/agentcall/acbridge/camera/rpicam/rpicamtest"
 	"github.com/agentcall/acbridge/nfc/vpcd"
 	"github.com/agentcall/acbridge/nfc/vpcd/vpcdtest"
@@ -78,11 +79,11 @@ type simRun struct {
 	rep  *accept.Report
 	out  []byte
 	log  []byte
-	sim  *accept.Sim
+	sim  *acceptsim.Sim
 	opts accept.Options
 }
 
-func runSim(t *testing.T, so accept.SimOptions, tune func(*accept.Sim, *accept.Options)) *simRun {
+func runSim(t *testing.T, so acceptsim.Options, tune func(*acceptsim.Sim, *accept.Options)) *simRun {
 	t.Helper()
 	out, logb := &syncBuffer{}, &syncBuffer{}
 	log := slog.New(slog.NewTextHandler(logb, &slog.HandlerOptions{Level: slog.LevelDebug}))
@@ -90,7 +91,7 @@ func runSim(t *testing.T, so accept.SimOptions, tune func(*accept.Sim, *accept.O
 	so.Out, so.Logger = out, log
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	sim, err := accept.NewSim(ctx, &so)
+	sim, err := acceptsim.New(ctx, &so)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -123,7 +124,7 @@ func requireVPCD(t *testing.T) { vpcdtest.Require(t) }
 func TestSimulatedAcceptancePasses(t *testing.T) {
 	requireVPCD(t)
 	show := filepath.Join(t.TempDir(), "photo.jpg")
-	r := runSim(t, accept.SimOptions{}, func(_ *accept.Sim, o *accept.Options) {
+	r := runSim(t, acceptsim.Options{}, func(_ *acceptsim.Sim, o *accept.Options) {
 		o.Replay = true
 		o.ShowPath = show
 	})
@@ -134,10 +135,10 @@ func TestSimulatedAcceptancePasses(t *testing.T) {
 		t.Errorf("%d steps ran, the checklist has %d", len(r.rep.Steps), len(accept.StepIDs(r.opts.Config)))
 	}
 	for _, s := range r.rep.Steps {
-		if s.Result != accept.Pass && !accept.SimNotApplicable(s.ID) {
+		if s.Result != accept.Pass && !acceptsim.NotApplicable(s.ID) {
 			t.Errorf("%s: %s %s", s.ID, s.Result, s.Reason)
 		}
-		if accept.SimNotApplicable(s.ID) && s.Result != accept.Skip {
+		if acceptsim.NotApplicable(s.ID) && s.Result != accept.Skip {
 			t.Errorf("%s: %s, want a skip", s.ID, s.Result)
 		}
 	}
@@ -166,7 +167,7 @@ func TestSimulatedAcceptancePasses(t *testing.T) {
 // Without pcscd the simulation falls back to nfctest's in-process reader
 // and says so; the checklist is the same.
 func TestInProcessReader(t *testing.T) {
-	r := runSim(t, accept.SimOptions{Reader: accept.SimInProcess}, func(_ *accept.Sim, o *accept.Options) {
+	r := runSim(t, acceptsim.Options{Reader: acceptsim.InProcess}, func(_ *acceptsim.Sim, o *accept.Options) {
 		o.Only = []string{"nfc", "agent"}
 	})
 	if !strings.Contains(r.rep.Simulation, "in-process virtual reader") {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"github.com/agentcall/acbridge/accept"
+	"github.com/agentcall/acbridge/accept/acceptsim"
 	"github.com/agentcall/acbridge/button"
 	"github.com/agentcall/acbridge/config"
 	"github.com/agentcall/acbridge/daemon"
@@ -19,7 +20,7 @@ func init() {
 
 // acceptSim configures --simulate; tests give the simulated tags canary
 // UIDs through it.
-var acceptSim accept.SimOptions
+var acceptSim acceptsim.Options
 
 // acbridgeVersion is the version the reports name.
 func acbridgeVersion() string {
@@ -59,7 +60,7 @@ func runAccept(ctx context.Context, e *env, args []string) int {
 	if *simulate {
 		so := acceptSim
 		so.Out = e.Stdout
-		sim, err := accept.NewSim(ctx, &so)
+		sim, err := acceptsim.New(ctx, &so)
 		if err != nil {
 			fmt.Fprintf(e.Stderr, "acbridge accept: %v\n", err)
 			return 1

@@ -18,6 +18,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/agentcall/acbridge/accept"
+	"github.com/agentcall/acbridge/accept/acceptsim"
 	"github.com/agentcall/acbridge/nfc/vpcd/vpcdtest"
 )
 
@@ -95,7 +96,7 @@ func TestAcceptSimulate(t *testing.T) {
 		t.Errorf("report: accepted %v failed %d version %q simulation %q", rep.Accepted, rep.Failed, rep.Device.Version, rep.Simulation)
 	}
 	for _, s := range rep.Steps {
-		if s.Result != accept.Pass && !accept.SimNotApplicable(s.ID) {
+		if s.Result != accept.Pass && !acceptsim.NotApplicable(s.ID) {
 			t.Errorf("%s: %s %s", s.ID, s.Result, s.Reason)
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"io"
 
 	"github.com/agentcall/acbridge/accept"
+	"github.com/agentcall/acbridge/accept/acceptsim"
 	"github.com/agentcall/acbridge/config"
 	"github.com/agentcall/acbridge/station"
 )
@@ -35,7 +36,7 @@ func runDoctor(ctx context.Context, e *env, args []string) int {
 	o := accept.Options{Version: acbridgeVersion(), Title: "doctor", Only: []string{accept.GroupEnvironment}, Out: e.Stdout}
 	if *simulate {
 		so := acceptSim
-		sim, err := accept.NewSim(ctx, &so)
+		sim, err := acceptsim.New(ctx, &so)
 		if err != nil {
 			fmt.Fprintf(e.Stderr, "acbridge doctor: %v\n", err)
 			return 1

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/agentcall/acbridge/accept"
+	"github.com/agentcall/acbridge/accept/acceptsim"
 	"github.com/agentcall/acbridge/nfc/vpcd/vpcdtest"
 )
 
@@ -41,9 +42,9 @@ func TestDoctorRefusesAKeystoreAnotherUserControls(t *testing.T) {
 }
 
 // doctorSim is the simulated kiosk doctor checks, closed at cleanup.
-func doctorSim(t *testing.T) (*accept.Sim, accept.Options) {
+func doctorSim(t *testing.T) (*acceptsim.Sim, accept.Options) {
 	t.Helper()
-	sim, err := accept.NewSim(context.Background(), nil)
+	sim, err := acceptsim.New(context.Background(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,8 +1,6 @@
-// Package cli holds what acbridge's subcommands share (the process's
-// streams, flag parsing that never echoes what was typed) and the two
-// commands of the agent checker, conformance and replay. It builds without
-// cgo, so that cmd/acbridge-check gives agent authors the checker without
-// libopus or miniaudio.
+// Package cli holds what acbridge's commands share: the process's streams,
+// flag parsing that never echoes what was typed, and command groups. It
+// builds without cgo, as cmd/acbridge-check needs.
 package cli
 
 import (

@@ -1,4 +1,4 @@
-package accept
+package acceptsim
 
 import (
 	"context"
@@ -7,26 +7,28 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
 	"path/filepath"
 	"slices"
 	"sync"
 	"time"
 
+	"github.com/agentcall/acbridge/accept"
 	"github.com/agentcall/acbridge/button"
 	"github.com/agentcall/acbridge/power"
 	"github.com/agentcall/acbridge/station/sim"
 )
 
-// Simulated readers for SimOptions.Reader (package station/sim's).
+// Simulated readers for Options.Reader (package station/sim's).
 const (
-	SimAuto      = sim.Auto
-	SimVPCD      = sim.VPCD
-	SimInProcess = sim.InProcess
+	Auto      = sim.Auto
+	VPCD      = sim.VPCD
+	InProcess = sim.InProcess
 )
 
-// SimOptions configure NewSim. The zero value is a complete simulation.
-type SimOptions struct {
-	// Reader is SimAuto, SimVPCD or SimInProcess.
+// Options configure New. The zero value is a complete simulation.
+type Options struct {
+	// Reader is Auto, VPCD or InProcess.
 	Reader string
 	// VPCDAddr and VPCDReader name the vpcd slot; defaults vpcd.DefaultAddr
 	// and vpcd.DefaultReader.
@@ -46,7 +48,7 @@ type SimOptions struct {
 	// Logger receives the agent's and the simulation's diagnostics.
 	Logger *slog.Logger
 	// Out receives the simulated technician's narration; it is written
-	// only from the calls Run makes, so it may be Options.Out.
+	// only from the calls Run makes, so it may be accept.Options.Out.
 	Out io.Writer
 }
 
@@ -56,7 +58,7 @@ type SimOptions struct {
 type Sim struct {
 	*sim.Kiosk
 
-	o     SimOptions
+	o     Options
 	log   *slog.Logger
 	power *power.Options
 	talk  time.Duration // how long the technician speaks when asked
@@ -68,8 +70,8 @@ type Sim struct {
 	closed sync.Once
 }
 
-// NewSim builds the simulated kiosk and its technician.
-func NewSim(ctx context.Context, o *SimOptions) (_ *Sim, err error) {
+// New builds the simulated kiosk and its technician.
+func New(ctx context.Context, o *Options) (_ *Sim, err error) {
 	s := &Sim{}
 	if o != nil {
 		s.o = *o
@@ -111,7 +113,7 @@ func randomTagUID() []byte {
 
 // Apply points o at the simulated kiosk. Fields already set in o are kept
 // where they tune the run (durations, Only, Replay, ShowPath, Out).
-func (s *Sim) Apply(o *Options) {
+func (s *Sim) Apply(o *accept.Options) {
 	o.Config, o.ConfigPath, o.ConfigErr = s.Config, s.ConfigPath, nil
 	o.Technician = s.tech
 	o.Simulation = s.Description
@@ -123,7 +125,7 @@ func (s *Sim) Apply(o *Options) {
 	o.MicDriver = s.Room.Mic()
 	s.talk = o.Recording
 	if s.talk <= 0 {
-		s.talk = DefaultRecording
+		s.talk = accept.DefaultRecording
 	}
 	if s.InProcess != nil {
 		o.Reader, o.ReaderName = s.InProcess, "acbridge virtual reader (in-process)"
@@ -137,11 +139,11 @@ func (s *Sim) Apply(o *Options) {
 // buttons.
 func (s *Sim) openButtons() (button.Source, error) { return s.OpenButtons(s.log) }
 
-// SimNotApplicable reports whether the simulated kiosk has nothing for the
+// NotApplicable reports whether the simulated kiosk has nothing for the
 // step id, which then skips: it has no GPIO lines (no software stand-in
 // exists for them) and reads tags through PC/SC, not an RC522 or PN532
 // board.
-func SimNotApplicable(id string) bool {
+func NotApplicable(id string) bool {
 	switch id {
 	case "env.gpio", "env.rc522", "env.pn532":
 		return true
@@ -175,4 +177,17 @@ func (s *Sim) Close() error {
 		s.Kiosk.Close()
 	})
 	return nil
+}
+
+// simPower gives the simulated kiosk the firmware state of a Pi with a
+// good supply, so that env.power runs its checks there too.
+func simPower(dir string) (*power.Options, error) {
+	fw := filepath.Join(dir, "platform", "soc", "soc:firmware")
+	if err := os.MkdirAll(fw, 0o755); err != nil {
+		return nil, err
+	}
+	if err := os.WriteFile(filepath.Join(fw, "get_throttled"), []byte("0\n"), 0o644); err != nil {
+		return nil, err
+	}
+	return &power.Options{Platform: filepath.Join(dir, "platform"), HwmonDir: filepath.Join(dir, "hwmon"), Vcgencmd: filepath.Join(dir, "no-vcgencmd")}, nil
 }

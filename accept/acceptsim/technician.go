@@ -1,4 +1,4 @@
-package accept
+package acceptsim
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/agentcall/acbridge/accept"
 	"github.com/agentcall/acbridge/audio"
 	"github.com/agentcall/acbridge/button/evdev"
 	"github.com/agentcall/acbridge/nfc/vpcd"
@@ -28,33 +29,33 @@ type simTech struct {
 }
 
 var (
-	_ Technician  = (*simTech)(nil)
-	_ ActionTimer = (*simTech)(nil)
+	_ accept.Technician  = (*simTech)(nil)
+	_ accept.ActionTimer = (*simTech)(nil)
 )
 
 func (m *simTech) say(format string, a ...any) {
 	fmt.Fprintf(m.s.o.Out, "  (simulated technician: "+format+")\n", a...)
 }
 
-// Do implements Technician: it narrates now and acts in the background,
+// Do implements accept.Technician: it narrates now and acts in the background,
 // as a person would while the step waits for the device.
-func (m *simTech) Do(ctx context.Context, p Prompt) <-chan struct{} {
+func (m *simTech) Do(ctx context.Context, p accept.Prompt) <-chan struct{} {
 	switch p.Action {
-	case ActTap:
+	case accept.ActTap:
 		m.say("taps tag %d", p.Tag)
-	case ActTapPhone:
+	case accept.ActTapPhone:
 		m.say("holds a phone presenting a random UID to the reader")
-	case ActRemove:
+	case accept.ActRemove:
 		if p.Control != "" {
 			m.say("takes the tags away and presses %s", p.Control)
 		} else {
 			m.say("takes the tags away")
 		}
-	case ActPress:
+	case accept.ActPress:
 		m.say("presses and releases %s, with contact bounce", p.Control)
-	case ActAim:
+	case accept.ActAim:
 		m.say("shows an object to the camera")
-	case ActSpeak:
+	case accept.ActSpeak:
 		m.say("speaks (a generated voice) into the simulated room")
 		m.s.Room.Talk(audio.SpeechLike(m.s.talk, 180, 21))
 	}
@@ -68,20 +69,20 @@ func (m *simTech) Do(ctx context.Context, p Prompt) <-chan struct{} {
 	return nil
 }
 
-func (m *simTech) act(ctx context.Context, p Prompt) error {
+func (m *simTech) act(ctx context.Context, p accept.Prompt) error {
 	switch p.Action {
-	case ActTap:
+	case accept.ActTap:
 		return m.place(ctx, m.s.o.Tags[p.Tag-1])
-	case ActTapPhone:
+	case accept.ActTapPhone:
 		return m.place(ctx, vpcd.RandomUID())
-	case ActRemove:
+	case accept.ActRemove:
 		if err := m.lift(ctx); err != nil {
 			return err
 		}
 		if p.Control != "" {
 			return m.press(ctx, p.Step, p.Control)
 		}
-	case ActPress:
+	case accept.ActPress:
 		return m.press(ctx, p.Step, p.Control)
 	}
 	return nil
@@ -142,7 +143,7 @@ func writeAll(f io.Writer, b []byte) error {
 	return err
 }
 
-// ActedAt implements ActionTimer: when the first key record was written.
+// ActedAt implements accept.ActionTimer: when the first key record was written.
 func (m *simTech) ActedAt(step string) (time.Time, bool) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -150,10 +151,10 @@ func (m *simTech) ActedAt(step string) (time.Time, bool) {
 	return t, ok
 }
 
-// Ask implements Technician.
-func (m *simTech) Ask(_ context.Context, p Prompt) (bool, error) {
+// Ask implements accept.Technician.
+func (m *simTech) Ask(_ context.Context, p accept.Prompt) (bool, error) {
 	switch p.Action {
-	case ActListen:
+	case accept.ActListen:
 		heard, why := m.listen()
 		if heard {
 			m.say("heard the tone: yes")
@@ -161,7 +162,7 @@ func (m *simTech) Ask(_ context.Context, p Prompt) (bool, error) {
 			m.say("heard no tone (%s): no", why)
 		}
 		return heard, nil
-	case ActEcho:
+	case accept.ActEcho:
 		yes := !m.s.o.DeclineEcho
 		m.say("runs the echo measurement: %v", yes)
 		return yes, nil
@@ -185,7 +186,7 @@ func (m *simTech) listen() (bool, string) {
 	if lvl := audio.DBFS(audio.RMS(pcm)); lvl < -40 {
 		return false, fmt.Sprintf("too quiet, %.0f dBFS", lvl)
 	}
-	if f := audio.DominantFrequency(pcm, audio.SampleRate); math.Abs(f-toneHz) > 5 {
+	if f := audio.DominantFrequency(pcm, audio.SampleRate); math.Abs(f-accept.ToneHz) > 5 {
 		return false, fmt.Sprintf("the loudest frequency is %.0f Hz", f)
 	}
 	return true, ""
