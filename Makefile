@@ -6,6 +6,9 @@ VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo de
 COMMIT    ?= $(shell git rev-parse HEAD 2>/dev/null || echo unknown)
 LDFLAGS   := -s -w -X main.version=$(VERSION) -X main.commit=$(COMMIT)
 BIN       := bin/acbridge
+# The simulated kiosk is a command of its own, never packaged
+# (docs/architecture.md, "What ships is what runs").
+DEMO_BIN  := bin/acbridge-demo
 # The race detector roughly triples test time; CI's budget allows it.
 RACE      ?= -race
 
@@ -23,7 +26,8 @@ build:
 	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/acbridge
 
 demo: build
-	$(BIN) demo
+	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(DEMO_BIN) ./cmd/acbridge-demo
+	$(DEMO_BIN) run
 
 vet:
 	$(GO) vet ./...
@@ -32,7 +36,7 @@ vet:
 # test installs what the tests need, checks the systemd unit, runs the
 # WebRTC interop, runs every Go test beside a private pcscd with the vpcd
 # virtual reader (no systemd; its own socket and vpcd port, so that neither
-# `acbridge demo` nor another test run can touch the suite's reader:
+# `acbridge-demo` nor another test run can touch the suite's reader:
 # scripts/pcscd.sh run) with services required (a missing service fails the
 # run instead of skipping tests), and last the cross-built packages under
 # emulation (test-cross, about 4 min warm, 13 min cold), after the VM device

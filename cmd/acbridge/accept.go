@@ -3,11 +3,9 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 
 	"github.com/agentcall/acbridge/accept"
-	"github.com/agentcall/acbridge/accept/acceptsim"
 	"github.com/agentcall/acbridge/button"
 	"github.com/agentcall/acbridge/config"
 	"github.com/agentcall/acbridge/daemon"
@@ -18,10 +16,6 @@ func init() {
 	register(command{name: "accept", summary: "walk a technician through the kiosk's hardware acceptance; JSON and JUnit reports", run: runAccept})
 }
 
-// acceptSim configures --simulate; tests give the simulated tags canary
-// UIDs through it.
-var acceptSim acceptsim.Options
-
 // acbridgeVersion is the version the reports name.
 func acbridgeVersion() string {
 	if commit != "" {
@@ -31,60 +25,46 @@ func acbridgeVersion() string {
 }
 
 func runAccept(ctx context.Context, e *env, args []string) int {
-	fs := newFlagSet(e, "accept", "[--config FILE] [--report out.json] [--junit out.xml] [--only STEPS] [--simulate] [--show PATH] [--replay]")
+	fs := newFlagSet(e, "accept", "[--config FILE] [--report out.json] [--junit out.xml] [--only STEPS] [--show PATH] [--replay]")
 	cfgPath := fs.String("config", config.DefaultPath, "configuration `file`")
 	reportPath := fs.String("report", "", "write the JSON report to `file`; a directory gets <host>-<UTC time>.json, for collecting many kiosks' reports, and an https:// URL gets it posted under the agent's network policy (docs/fleet.md)")
 	junitPath := fs.String("junit", "", "write the JUnit XML report to `file` (for CI dashboards); a directory as for --report")
 	only := fs.String("only", "", "run only these comma-separated `steps`: groups (environment, nfc, buttons, camera, audio, agent) or step ids such as nfc.tap1 (docs/acceptance.md)")
-	simulate := fs.Bool("simulate", false, "run the checklist against a simulated kiosk (virtual reader, test camera and microphone, FIFO keypad, local reference agent) that answers its own prompts")
+	simulate := fs.Bool("simulate", false, "moved: "+simulateMoved)
 	show := fs.String("show", "", "write the acceptance photo to `path` to look at it; without it the photo is never kept")
 	replay := fs.Bool("replay", false, "also replay the conformance walkthrough against the configured agent")
 	if code, ok := parseFlags(e, fs, args); !ok {
 		return code
 	}
-	configSet := false
-	fs.Visit(func(f *flag.Flag) { configSet = configSet || f.Name == "config" })
 	usageErr := func(msg string) int {
 		fmt.Fprintf(e.Stderr, "acbridge accept: %s\nRun 'acbridge accept --help' for usage.\n", msg)
 		return 2
 	}
 	switch {
-	case *simulate && configSet:
-		return usageErr("--simulate builds its own kiosk configuration; leave out --config")
+	case *simulate:
+		return usageErr("--simulate " + simulateMoved)
 	case *reportPath != "" && *reportPath == *junitPath:
 		return usageErr("--report and --junit need different files")
 	case *show != "" && (*show == *reportPath || *show == *junitPath):
 		return usageErr("--show needs a file of its own")
 	}
 	o := accept.Options{Version: acbridgeVersion(), Only: accept.SplitOnly(*only), Replay: *replay, ShowPath: *show, Out: e.Stdout}
-	if *simulate {
-		so := acceptSim
-		so.Out = e.Stdout
-		sim, err := acceptsim.New(ctx, &so)
-		if err != nil {
-			fmt.Fprintf(e.Stderr, "acbridge accept: %v\n", err)
-			return 1
-		}
-		defer sim.Close()
-		sim.Apply(&o)
-	} else {
-		cfg, err := station.Load(*cfgPath, nil)
-		if err != nil {
-			// The hardware can still be checked with the defaults;
-			// env.config fails with the reason and the fix.
-			o.ConfigErr, cfg = err, config.Defaults()
-		}
-		o.Config, o.ConfigPath = cfg, *cfgPath
-		term := accept.NewTerminal(e.Stdin, e.Stdout)
-		defer term.Close()
-		o.Technician = term
-		// The configured controls as the daemon opens them, minus terminal
-		// keys (no Stdin): during an acceptance the keyboard answers the
-		// prompts.
-		o.OpenButtons = func() (button.Source, error) {
-			src, _, err := station.OpenButtons(cfg, nil)
-			return src, err
-		}
+	cfg, err := station.Load(*cfgPath, nil)
+	if err != nil {
+		// The hardware can still be checked with the defaults;
+		// env.config fails with the reason and the fix.
+		o.ConfigErr, cfg = err, config.Defaults()
+	}
+	o.Config, o.ConfigPath = cfg, *cfgPath
+	term := accept.NewTerminal(e.Stdin, e.Stdout)
+	defer term.Close()
+	o.Technician = term
+	// The configured controls as the daemon opens them, minus terminal
+	// keys (no Stdin): during an acceptance the keyboard answers the
+	// prompts.
+	o.OpenButtons = func() (button.Source, error) {
+		src, _, err := station.OpenButtons(cfg, nil)
+		return src, err
 	}
 	rep, err := accept.Run(ctx, &o)
 	if errors.Is(err, accept.ErrUnknownStep) {
@@ -115,21 +95,9 @@ func runAccept(ctx context.Context, e *env, args []string) int {
 // finishReport writes the reports asked for and returns the exit status:
 // 0 only when no step failed and the reports were written.
 func finishReport(e *env, rep *accept.Report, jsonPath, junitPath string) int {
-	status := 0
-	if !rep.Accepted {
-		status = 1
+	err := rep.WriteFiles(e.Stdout, jsonPath, junitPath)
+	if err != nil {
+		fmt.Fprintf(e.Stderr, "acbridge: %v\n", err)
 	}
-	for _, w := range []struct{ path, ext string }{{jsonPath, ".json"}, {junitPath, ".xml"}} {
-		if w.path == "" {
-			continue
-		}
-		written, err := rep.WriteFile(w.path, w.ext)
-		if err != nil {
-			fmt.Fprintf(e.Stderr, "acbridge: writing the report: %v\n", err)
-			status = 1
-			continue
-		}
-		fmt.Fprintf(e.Stdout, "report: %s\n", written)
-	}
-	return status
+	return rep.Status(err)
 }

@@ -2,12 +2,10 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 
 	"github.com/agentcall/acbridge/accept"
-	"github.com/agentcall/acbridge/accept/acceptsim"
 	"github.com/agentcall/acbridge/config"
 	"github.com/agentcall/acbridge/station"
 )
@@ -20,38 +18,23 @@ func init() {
 // press or tap, done in a second or two. It is the first thing to run when
 // "the reader doesn't work".
 func runDoctor(ctx context.Context, e *env, args []string) int {
-	fs := newFlagSet(e, "doctor", "[--config FILE] [--json] [--simulate]")
+	fs := newFlagSet(e, "doctor", "[--config FILE] [--json]")
 	cfgPath := fs.String("config", config.DefaultPath, "configuration `file`")
 	asJSON := fs.Bool("json", false, "print the findings as the JSON acceptance report")
-	simulate := fs.Bool("simulate", false, "check the simulated kiosk of acbridge accept --simulate instead")
+	simulate := fs.Bool("simulate", false, "moved: "+simulateMoved)
 	if code, ok := parseFlags(e, fs, args); !ok {
 		return code
 	}
-	configSet := false
-	fs.Visit(func(f *flag.Flag) { configSet = configSet || f.Name == "config" })
-	if *simulate && configSet {
-		fmt.Fprintln(e.Stderr, "acbridge doctor: --simulate builds its own kiosk configuration; leave out --config\nRun 'acbridge doctor --help' for usage.")
+	if *simulate {
+		fmt.Fprintf(e.Stderr, "acbridge doctor: --simulate %s\nRun 'acbridge doctor --help' for usage.\n", simulateMoved)
 		return 2
 	}
 	o := accept.Options{Version: acbridgeVersion(), Title: "doctor", Only: []string{accept.GroupEnvironment}, Out: e.Stdout}
-	if *simulate {
-		so := acceptSim
-		sim, err := acceptsim.New(ctx, &so)
-		if err != nil {
-			fmt.Fprintf(e.Stderr, "acbridge doctor: %v\n", err)
-			return 1
-		}
-		defer sim.Close()
-		sim.Apply(&o)
-		// Nothing here is interactive; no technician, simulated or not.
-		o.Technician = nil
-	} else {
-		cfg, err := station.Load(*cfgPath, nil)
-		if err != nil {
-			o.ConfigErr, cfg = err, config.Defaults()
-		}
-		o.Config, o.ConfigPath = cfg, *cfgPath
+	cfg, err := station.Load(*cfgPath, nil)
+	if err != nil {
+		o.ConfigErr, cfg = err, config.Defaults()
 	}
+	o.Config, o.ConfigPath = cfg, *cfgPath
 	if *asJSON {
 		o.Out = io.Discard
 	}

@@ -23,10 +23,16 @@ type Env struct {
 // NewFlagSet returns a flag set that never prints by itself and never exits
 // the process: parseFlags decides what the operator sees.
 func NewFlagSet(e *Env, name, synopsis string) *flag.FlagSet {
-	fs := flag.NewFlagSet("acbridge "+name, flag.ContinueOnError)
+	return NewProgramFlagSet(e, "acbridge", name, synopsis)
+}
+
+// NewProgramFlagSet is NewFlagSet for a command of another program
+// ("acbridge-demo run").
+func NewProgramFlagSet(e *Env, program, name, synopsis string) *flag.FlagSet {
+	fs := flag.NewFlagSet(program+" "+name, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "Usage: acbridge %s %s\n\n", name, synopsis)
+		fmt.Fprintf(fs.Output(), "Usage: %s %s %s\n\n", program, name, synopsis)
 		fs.PrintDefaults()
 	}
 	return fs

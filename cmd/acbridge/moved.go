@@ -1,0 +1,28 @@
+package main
+
+import (
+	"context"
+	"fmt"
+)
+
+// The simulated kiosk (demo, accept --simulate, doctor --simulate) is not
+// in the shipped binary: it is cmd/acbridge-demo, which make demo builds
+// (docs/architecture.md, "What ships is what runs"). The old spellings
+// stay only to say so in one line.
+const (
+	simulateMoved = "moved to acbridge-demo (run make demo, or bin/acbridge-demo --help): the shipped binary carries no simulation"
+	demoMoved     = "acbridge demo moved to acbridge-demo run (run make demo): the shipped binary carries no simulation"
+)
+
+func init() {
+	register(command{name: "demo", summary: "moved to acbridge-demo run (make demo)", run: runDemoMoved})
+}
+
+func runDemoMoved(_ context.Context, e *env, args []string) int {
+	fs := newFlagSet(e, "demo", "(moved: make demo runs acbridge-demo run)")
+	if code, ok := parseFlags(e, fs, args); !ok {
+		return code
+	}
+	fmt.Fprintln(e.Stderr, demoMoved)
+	return 2
+}
