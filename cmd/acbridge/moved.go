@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"slices"
 )
 
 // The simulated kiosk (demo, accept --simulate, doctor --simulate) is not
@@ -19,8 +20,10 @@ func init() {
 }
 
 func runDemoMoved(_ context.Context, e *env, args []string) int {
-	fs := newFlagSet(e, "demo", "(moved: make demo runs acbridge-demo run)")
-	if code, ok := parseFlags(e, fs, args); !ok {
+	// Only --help is parsed: the old demo flags (--interactive) get the
+	// same one line as no flags.
+	if slices.ContainsFunc(args, func(a string) bool { return a == "-h" || a == "-help" || a == "--help" }) {
+		code, _ := parseFlags(e, newFlagSet(e, "demo", "(moved: make demo runs acbridge-demo run)"), []string{"--help"})
 		return code
 	}
 	fmt.Fprintln(e.Stderr, demoMoved)

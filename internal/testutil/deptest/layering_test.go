@@ -1,0 +1,170 @@
+package deptest
+
+import (
+	"slices"
+	"strings"
+	"testing"
+)
+
+// The layers of docs/architecture.md, as module-relative directories.
+var (
+	// hardware are the device classes and their drivers: they know
+	// nothing of sessions, agents, the screen or the configuration file.
+	hardware = []string{"nfc", "camera", "audio", "button", "power", "keystore"}
+	// upper are the layers above the hardware.
+	upper = []string{"bridge", "client", "daemon", "kiosk", "station", "accept", "demo", "fleet", "provision", "agent"}
+	// backends are the hardware drivers behind the device-class
+	// interfaces; only station opens them.
+	backends = []string{"nfc/pn532", "nfc/rc522", "nfc/keyboard", "nfc/vpcd", "nfc/poll", "nfc/tagscan",
+		"camera/rpicam", "button/evdev", "button/gpio", "button/term", "station", "daemon", "kiosk", "config"}
+	// shipped are the commands that are packaged or published.
+	shipped = []string{"cmd/acbridge", "cmd/acbridge-check"}
+	// ioStd are the standard packages that reach outside the process, or
+	// read the clock, which the protocol's pure state machine never does.
+	ioStd = []string{"os", "os/exec", "os/signal", "os/user", "net", "net/http", "net/netip", "net/url", "syscall",
+		"io/fs", "io/ioutil", "path/filepath", "log", "log/slog", "time", "crypto/rand", "math/rand", "math/rand/v2"}
+	// thirdPartyDoubles are test drivers of libraries that the shipped
+	// binary links on purpose, each with the reason.
+	thirdPartyDoubles = map[string]string{
+		"github.com/pion/mediadevices/pkg/driver/videotest": "the test-pattern camera (camera.TestDevice) that acbridge photo --camera and the acceptance offer",
+		"github.com/pion/mediadevices/pkg/driver/audiotest": "the sine microphone (audio.TestDevice) the acceptance offers",
+	}
+)
+
+// testSupport reports whether the module package rel is a test double, a
+// test helper or a simulation: xxxtest packages, internal/testutil, the
+// simulated kiosk and what runs on it.
+func testSupport(rel string) bool {
+	last := rel[strings.LastIndex(rel, "/")+1:]
+	switch {
+	case strings.HasSuffix(last, "test"), Within(rel, "internal/testutil"):
+		return true
+	}
+	for _, sim := range []string{"station/sim", "accept/acceptsim", "nfc/vpcd", "demo", "cmd/acbridge-demo"} {
+		if Within(rel, sim) {
+			return true
+		}
+	}
+	return false
+}
+
+func within(rel string, dirs []string) bool {
+	return slices.ContainsFunc(dirs, func(d string) bool { return Within(rel, d) })
+}
+
+// checker reports each broken rule once per package and import.
+type checker struct {
+	t *testing.T
+	g map[string]*Package
+}
+
+func (c *checker) local(fn func(rel string, p *Package)) {
+	for _, p := range c.g {
+		if rel, ok := Local(p.ImportPath); ok {
+			fn(rel, p)
+		}
+	}
+}
+
+func TestLayering(t *testing.T) {
+	c := &checker{t: t, g: Graph(t, Module+"/...")}
+	if len(c.g) < 50 {
+		t.Fatalf("go list found %d packages; is the test running inside the module?", len(c.g))
+	}
+
+	t.Run("shipped binaries hold no test code or simulation", func(t *testing.T) {
+		for _, cmd := range shipped {
+			p := c.g[Module+"/"+cmd]
+			if p == nil {
+				t.Fatalf("%s not listed", cmd)
+			}
+			for _, d := range p.Deps {
+				rel, ok := Local(d)
+				switch {
+				case ok && testSupport(rel):
+					t.Errorf("%s links %s, a test double or simulation: it belongs in cmd/acbridge-demo or a test", cmd, rel)
+				case d == "testing" || strings.HasPrefix(d, "testing/") || d == "net/http/httptest":
+					t.Errorf("%s links the standard library's %s", cmd, d)
+				case !ok && !c.g[d].Standard && strings.HasSuffix(d, "test") && thirdPartyDoubles[d] == "":
+					t.Errorf("%s links %s, a library's test double; if it must ship, list it with the reason in thirdPartyDoubles", cmd, d)
+				}
+			}
+		}
+	})
+
+	t.Run("only test support imports test support", func(t *testing.T) {
+		c.local(func(rel string, p *Package) {
+			if testSupport(rel) {
+				return
+			}
+			for _, imp := range p.Imports {
+				if r, ok := Local(imp); ok && testSupport(r) {
+					t.Errorf("%s imports %s, a test double or simulation", rel, r)
+				}
+			}
+		})
+	})
+
+	t.Run("protocol does no I/O", func(t *testing.T) {
+		c.local(func(rel string, p *Package) {
+			if !Within(rel, "protocol") {
+				return
+			}
+			for _, imp := range p.Imports {
+				if r, ok := Local(imp); ok && !Within(r, "protocol") {
+					t.Errorf("%s imports %s: the protocol depends on nothing of ours", rel, r)
+				}
+				if slices.Contains(ioStd, imp) {
+					t.Errorf("%s imports %s: the protocol's state machine takes bytes and times from its caller", rel, imp)
+				}
+			}
+		})
+	})
+
+	t.Run("hardware knows no session, agent or screen", func(t *testing.T) {
+		c.local(func(rel string, p *Package) {
+			if !within(rel, hardware) || testSupport(rel) {
+				return
+			}
+			for _, d := range p.Deps {
+				if r, ok := Local(d); ok && within(r, upper) {
+					t.Errorf("%s depends on %s: device packages sit below %v", rel, r, upper)
+				}
+			}
+		})
+	})
+
+	t.Run("bridge never reaches a hardware backend", func(t *testing.T) {
+		c.local(func(rel string, p *Package) {
+			if !Within(rel, "bridge") || testSupport(rel) {
+				return
+			}
+			for _, d := range p.Deps {
+				if r, ok := Local(d); ok && within(r, backends) {
+					t.Errorf("%s depends on %s: the bridge sees devices through their class interfaces; station opens backends", rel, r)
+				}
+			}
+		})
+	})
+
+	t.Run("cmd only wires", func(t *testing.T) {
+		c.local(func(rel string, p *Package) {
+			if !Within(rel, "cmd") {
+				for _, imp := range p.Imports {
+					if r, ok := Local(imp); ok && Within(r, "cmd") {
+						t.Errorf("%s imports %s: nothing imports a command", rel, r)
+					}
+				}
+				return
+			}
+			if p.Name != "main" {
+				t.Errorf("%s is package %s: cmd/ holds commands only; put libraries beside what they serve", rel, p.Name)
+			}
+			for _, imp := range p.Imports {
+				if _, ok := Local(imp); !ok && strings.Contains(strings.SplitN(imp, "/", 2)[0], ".") {
+					t.Errorf("%s imports %s directly: commands parse flags and wire our packages, which own every library", rel, imp)
+				}
+			}
+		})
+	})
+}
