@@ -96,7 +96,7 @@ func TestCheckPublicURL(t *testing.T) {
 }
 
 // New refuses options it cannot serve with an error naming the fix, never a
-// panic: the modality lists as ParseCard checks a card's (#17).
+// panic: the modality lists as ParseCard checks a card's.
 func TestNewRefusesBadOptions(t *testing.T) {
 	nfc, photo := protocol.NFC, protocol.Photo
 	for _, c := range []struct {

@@ -18,7 +18,7 @@ var soundLibs = []string{"libasound.so", "libpulse.so", "libsndfile.so"}
 // TestNothingLoadedAtStart runs the test binary again with only the probe
 // below, so that no other test has opened a context first: importing
 // package audio must not load a sound library or connect to a sound server
-// (the idle daemon's memory; issue 14).
+// (the idle daemon's memory).
 func TestNothingLoadedAtStart(t *testing.T) {
 	if os.Getenv("ACBRIDGE_AUDIO_MAPS_PROBE") == "1" {
 		maps, err := os.ReadFile("/proc/self/maps")

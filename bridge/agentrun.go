@@ -13,9 +13,9 @@ import (
 // how much it sends, the kiosk how much it reads out.
 const maxSpokenText = 4096
 
-// runState is what the bridge keeps of the agent's current run: counts for
+// agentRun is what the bridge keeps of the agent's current run: counts for
 // one log line per run, and the text only when it will be spoken.
-type runState struct {
+type agentRun struct {
 	open          bool
 	deltas, chars int
 	text          strings.Builder // for TTS when no speech.segment came
@@ -24,7 +24,7 @@ type runState struct {
 
 func (c *conv) runStarted() {
 	c.run.text.Reset()
-	c.run = runState{open: true}
+	c.run = agentRun{open: true}
 }
 
 func (c *conv) delta(text string) {
@@ -46,7 +46,7 @@ func (c *conv) runCompleted() {
 		c.speak("text.delta text", c.run.text.String())
 	}
 	c.run.text.Reset()
-	c.run = runState{}
+	c.run = agentRun{}
 }
 
 // runCutOff logs a run the session's end interrupted.
@@ -55,7 +55,7 @@ func (c *conv) runCutOff() {
 		c.b.log.Info("agent run cut off by the session's end", "deltas", c.run.deltas, "chars", c.run.chars)
 	}
 	c.run.text.Reset()
-	c.run = runState{}
+	c.run = agentRun{}
 }
 
 // clipUTF8 returns at most n bytes of s, not splitting a character.
@@ -69,17 +69,17 @@ func clipUTF8(s string, n int) string {
 	return s[:n]
 }
 
-// runWatch guards the kiosk against an agent that stops answering: a run
+// agentRunWatch guards the kiosk against an agent that stops answering: a run
 // with no event for RunTimeout gets response.cancel; a run still open
 // CancelGrace after a response.cancel (the watch's or the person's) ends
 // the session.
-type runWatch struct {
+type agentRunWatch struct {
 	busy     bool      // a run was active or awaited at the last check
 	last     time.Time // the agent's last event, or when the run was asked for
 	cancelAt time.Time // response.cancel sent for this run; zero: not yet
 }
 
-func (w *runWatch) alive(now time.Time) { w.last = now }
+func (w *agentRunWatch) alive(now time.Time) { w.last = now }
 
 // errUnresponsive ends a session whose agent did not end a cancelled run.
 var errUnresponsive = errors.New("the agent did not end its answer after a cancel")
@@ -95,7 +95,7 @@ func (b *Bridge) watchTick() time.Duration {
 func (c *conv) checkRun(ctx context.Context) error {
 	b, w, now := c.b, &c.watch, c.b.o.Now()
 	if !c.s.Busy() {
-		*w = runWatch{}
+		*w = agentRunWatch{}
 		return nil
 	}
 	if !w.busy {

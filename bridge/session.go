@@ -37,8 +37,8 @@ type conv struct {
 	// disarmed says it did.
 	stopCollect context.CancelFunc
 	disarmed    bool
-	run         runState // the agent's current run
-	watch       runWatch
+	run         agentRun // the agent's current run
+	watch       agentRunWatch
 	// failed, once set, ends the session after the event being handled:
 	// the agent went past one of the bridge's own budgets.
 	failed error

@@ -10,8 +10,7 @@ import (
 )
 
 // refusedAddresses are the addresses the production policy must refuse,
-// with the words the refusal must carry (issue 21 item 4 and the ranges
-// around it). The embedded IPv4 address of a transition prefix is named,
+// with the words the refusal must carry (the ranges and those around them). The embedded IPv4 address of a transition prefix is named,
 // so that an operator sees where the packets would really go.
 var refusedAddresses = []struct{ addr, why string }{
 	{"64:ff9b::a00:1", "NAT64 address for 10.0.0.1"},

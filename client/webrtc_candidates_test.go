@@ -15,7 +15,7 @@ import (
 // When the policy refuses every candidate of the answer and the agent's
 // checks reveal no other address, the dial fails after the short
 // peer-reflexive grace, not at the total timeout, and says which
-// candidates were refused and why (issue 13 item 10, issue 21 item 4).
+// candidates were refused and why.
 func TestWebRTCEveryCandidateRefused(t *testing.T) {
 	f := clienttest.NewRTCFake(t)
 	f.Lite = true

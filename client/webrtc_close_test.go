@@ -14,7 +14,7 @@ import (
 
 // session.end, written last before the client closes, reaches the agent
 // on every stop: Close waits until the agent's SCTP stack acknowledged it
-// before the association is aborted (issue 13 item 5: 1 of 10 before).
+// before the association is aborted (1 of 10 was not, before the fix).
 func TestWebRTCSessionEndDelivered(t *testing.T) {
 	const stops = 10
 	var logs syncbuf.Buffer

@@ -459,7 +459,7 @@ func (c *Config) Validate() error {
 			add("%s.debounce must be between 0 and 1s", key)
 		}
 	}
-	c.validateNeverWorks(add)
+	c.validateValues(add)
 	if len(p) > 0 {
 		return p
 	}

@@ -20,10 +20,10 @@ const maxGPIOLine = 65535
 // enough is no cancel at all.
 const maxLongPress = 30 * time.Second
 
-// validateNeverWorks reports settings that pass the per-key checks but can
+// validateValues reports settings that pass the per-key checks but can
 // never work at run time, so --check-config and start-up refuse them
-// instead of the daemon failing forever afterwards (issue #21 item 8).
-func (c *Config) validateNeverWorks(add func(format string, a ...any)) {
+// instead of the daemon failing forever afterwards.
+func (c *Config) validateValues(add func(format string, a ...any)) {
 	if u, err := url.Parse(c.Agent.URL); err == nil && c.Agent.URL != "" {
 		if u.Fragment != "" || strings.Contains(c.Agent.URL, "#") {
 			add("agent.url must not carry a #fragment: it is never sent to the agent; remove it")

@@ -2,7 +2,7 @@
 // and their fixes (modelled on tailscale's health.Warnable). A device
 // package's errors, `acbridge doctor`, `acbridge accept` and the kiosk page
 // all take a problem's words from here, so that a fix is written once and
-// the places that tell it cannot disagree (issue #14 item 2). It depends
+// the places that tell it cannot disagree. It depends
 // on nothing of acbridge's, so every package may use it.
 package health
 

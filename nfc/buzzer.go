@@ -8,8 +8,8 @@ import (
 
 // buzzerOff is the ACR122U pseudo-APDU "set buzzer output during card
 // detection" with P2 00: silent (ACR122U API v2.04, §6.7). The reader keeps
-// the setting until it loses power, so once per reader per PC/SC session is
-// enough; a reader that was unplugged comes back in a new session.
+// the setting until it loses power, so once per reader per PC/SC context is
+// enough; a reader that was unplugged comes back in a new context.
 var buzzerOff = []byte{0xFF, 0x00, 0x52, 0x00, 0x00}
 
 // buzzerReaders are the reader-name fragments of readers that beep on every
@@ -28,7 +28,7 @@ func beeps(reader string) bool {
 }
 
 // quiet silences the reader of card unless Options.Buzzer keeps it on or
-// it was silenced already this session. The ACR122U only takes the command
+// it was silenced already in this context. The ACR122U only takes the command
 // through a card connection, so the first tap after plugging in still
 // beeps. A failure is logged and not retried: clones often refuse it, and
 // the tap must be read regardless.

@@ -18,7 +18,7 @@ type Dev struct {
 	opts  Options
 	log   *slog.Logger
 	sysfs string // root of sysfs, for the pn533 diagnosis
-	// quieted is the reader whose buzzer this PC/SC session turned off;
+	// quieted is the reader whose buzzer this PC/SC context turned off;
 	// only the loop goroutine uses it.
 	quieted string
 

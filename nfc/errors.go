@@ -23,7 +23,7 @@ const (
 	randomUIDFirst = 0x08 // ISO/IEC 14443-3, 6.4.4: UID0 = 08h means random
 )
 
-// serviceError maps a PC/SC error that ends a session to an operator-grade
+// serviceError maps a PC/SC error that ends a context to an operator-grade
 // error naming the fix. establishing says the error came from
 // SCardEstablishContext, where a dropped connection means polkit.
 func serviceError(err error, establishing bool) error {
@@ -55,9 +55,9 @@ type establishError struct{ err error }
 func (e *establishError) Error() string { return e.err.Error() }
 func (e *establishError) Unwrap() error { return e.err }
 
-// sessionEnding reports whether err means the PC/SC context is gone and
+// contextEnding reports whether err means the PC/SC context is gone and
 // must be re-established (pcscd stopped, restarted or crashed).
-func sessionEnding(err error) bool {
+func contextEnding(err error) bool {
 	switch err {
 	case scard.ErrNoService, scard.ErrServiceStopped, scard.ErrInvalidHandle,
 		scard.ErrCommError, scard.ErrInternalError, scard.ErrNoMemory,

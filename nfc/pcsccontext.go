@@ -22,13 +22,13 @@ type presence struct {
 	rereadAt time.Time
 }
 
-// loop runs PC/SC sessions until ctx is done, re-establishing the context
+// loop runs PC/SC contexts until ctx is done, re-establishing the context
 // with bounded exponential backoff after pcscd goes away.
 func (d *Dev) loop(ctx context.Context) {
 	backoff := d.opts.MinBackoff
 	var carry presence
 	for {
-		healthy, err := d.session(ctx, &carry)
+		healthy, err := d.contextLife(ctx, &carry)
 		if ctx.Err() != nil {
 			return
 		}
@@ -37,7 +37,7 @@ func (d *Dev) loop(ctx context.Context) {
 		}
 		var ee *establishError
 		d.setReader("", serviceError(err, errors.As(err, &ee)))
-		d.log.Debug("nfc: pcscd session ended; retrying", "err", err, "retryIn", backoff)
+		d.log.Debug("nfc: PC/SC context ended; retrying", "err", err, "retryIn", backoff)
 		d.idle()
 		t := time.NewTimer(backoff)
 		select {
@@ -59,11 +59,11 @@ func (d *Dev) idle() {
 	d.mu.Unlock()
 }
 
-// session is one PC/SC context's life. It returns the error that ended it
+// contextLife is one PC/SC context's life. It returns the error that ended it
 // (nil when ctx is done) and whether it got as far as waiting for events.
-// carry holds the presence across sessions: a tag already delivered and
+// carry holds the presence across contexts: a tag already delivered and
 // still on the reader when pcscd restarts is not delivered again.
-func (d *Dev) session(ctx context.Context, carry *presence) (healthy bool, err error) {
+func (d *Dev) contextLife(ctx context.Context, carry *presence) (healthy bool, err error) {
 	sc, err := scard.EstablishContext()
 	if err != nil {
 		return false, &establishError{err}

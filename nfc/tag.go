@@ -23,7 +23,7 @@ const (
 // readTag reads the present tag and delivers the result. A retryable
 // failure is delivered once (OnUnread tells the person) and the same
 // presence is read again, quietly, up to maxRereads times. It returns only
-// errors that end the PC/SC session.
+// errors that end the PC/SC context.
 func (d *Dev) readTag(ctx context.Context, sc *scard.Context, reader string, p *presence, armedAt time.Time) error {
 	presentAt := p.seenAt
 	if armedAt.After(presentAt) {
@@ -58,13 +58,13 @@ func (d *Dev) readTag(ctx context.Context, sc *scard.Context, reader string, p *
 }
 
 // identify reads the UID and turns it into the result; the UID does not
-// outlive this call. Errors returned end the session; per-tap problems go
+// outlive this call. Errors returned end the context; per-tap problems go
 // in Scan.Err.
 func (d *Dev) identify(sc *scard.Context, reader string) (Scan, error) {
 	t0 := time.Now()
 	card, err := sc.Connect(reader, scard.ShareShared, scard.ProtocolAny)
 	if err != nil {
-		if sessionEnding(err) {
+		if contextEnding(err) {
 			return Scan{}, err
 		}
 		now := time.Now()
@@ -78,7 +78,7 @@ func (d *Dev) identify(sc *scard.Context, reader string) (Scan, error) {
 	}
 	s := Scan{ReaderTime: time.Now().Sub(t0)}
 	if terr != nil {
-		if sessionEnding(terr) {
+		if contextEnding(terr) {
 			return Scan{}, terr
 		}
 		s.Err = readError(terr)

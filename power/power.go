@@ -1,6 +1,6 @@
 // Package power reads the Raspberry Pi firmware's under-voltage and
 // throttling state, the one reader behind `acbridge doctor`, `acbridge
-// accept` and the acbridge_undervoltage metric (issue #16 item 3): a
+// accept` and the acbridge_undervoltage metric: a
 // supply that sags makes USB readers and cameras drop out, which looks
 // like a device fault. On other machines there is no such state, and
 // Read says so without an error.

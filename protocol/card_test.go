@@ -63,7 +63,7 @@ func TestParseCardRules(t *testing.T) {
 		}, ""},
 		{"schemaVersion", func(c map[string]any) { params(c)["schemaVersion"] = "0.2" }, CodeCardSchema},
 		{"agui url scheme", func(c map[string]any) { params(c)["agui"].(map[string]any)["url"] = "ftp://agent.example/agui" }, CodeCardSchema},
-		// A2A base fields and foreign extensions carry no bounds of ours (#17).
+		// A2A base fields and foreign extensions carry no bounds of ours.
 		{"5,000-character description", func(c map[string]any) { c["description"] = strings.Repeat("d", 5000) }, ""},
 		{"300-character name", func(c map[string]any) { c["name"] = strings.Repeat("n", 300) }, ""},
 		{"foreign extension with array params", func(c map[string]any) {

@@ -5,5 +5,5 @@
 // photo pipeline, the buttons, the LED, the microphone and the speaker.
 // `acbridge run`, `photo`, `scan`, `demo`, `accept` and `doctor` build their
 // devices here, so that there is one way from a configuration to a device
-// (issue #14 item 1; DESIGN.md "Packages").
+// (docs/architecture.md).
 package station

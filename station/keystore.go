@@ -9,7 +9,7 @@ import (
 )
 
 // openKeystore opens the device secret, creating it on first start unless
-// its directory is lost at reboot (issue #16 item 1): a secret made anew at
+// its directory is lost at reboot: a secret made anew at
 // every boot would silently change every tag alias. The fingerprint is
 // logged at every start, so that a changed secret shows in the journal as
 // it does in the acbridge_kiosk_info metric.

@@ -1,4 +1,4 @@
-// Package presstosent holds the press-to-sent benchmark of issue 20: the
+// Package presstosent holds the press-to-sent benchmark: the
 // time a person feels from the PHOTO press to the observation leaving the
 // device, split into its stages (camera open, mode choice, exposure
 // settle, encode, send) beside its floor (one frame interval of the

@@ -13,7 +13,7 @@ import (
 
 // `acbridge doctor` on a kiosk whose reader types its tags: the pcscd
 // steps say "not used" rather than failing for a pcscd the kiosk does not
-// need (issue 15 item 2).
+// need.
 func TestDoctorKeyboardReaderSkipsPCSCD(t *testing.T) {
 	dir := t.TempDir()
 	cfg := filepath.Join(dir, "acbridge.toml")

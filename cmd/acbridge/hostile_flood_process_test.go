@@ -135,7 +135,7 @@ func TestHostileFlood(t *testing.T) {
 		t.Errorf("the daemon never ended the session (no session.end, no close frame); stdout tail:\n%s", lastLines(outTail, 5))
 	}
 	// One log line per event would let journald's rate limit drop the
-	// audit lines (issue #21, item 5): a run logs a few lines, not one per
+	// audit lines: a run logs a few lines, not one per
 	// text.delta.
 	if maxLines := int64(20 + maxLogLinesPerSession*ag.Connections()); errLines > maxLines {
 		t.Errorf("the daemon logged %d lines in %d sessions; want at most %d (a few per run, not one per event)", errLines, ag.Connections(), maxLines)

@@ -16,7 +16,7 @@ import (
 	"github.com/agentcall/acbridge/nfc/vpcd/vpcdtest"
 )
 
-// Issue #21 against the real daemon: `acbridge run` as a process, the
+// The hostile agent against the real daemon: `acbridge run` as a process, the
 // hostile agent served in the test process on 127.0.0.1.
 
 // canaries must never reach the daemon's stdout, stderr or speech, whatever

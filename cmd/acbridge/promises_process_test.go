@@ -51,7 +51,7 @@ func startAgentProcess(t *testing.T) *agentProcess {
 	return p
 }
 
-// #13.1: with the agent stopped (SIGSTOP) and the daemon saying it is not
+// With the agent stopped (SIGSTOP) and the daemon saying it is not
 // connected, a PHOTO press and a typed line are answered at once and
 // dropped: after SIGCONT the agent's new session carries neither, and the
 // camera was never opened.
@@ -110,7 +110,7 @@ func TestRunStaleInputWhileAgentStopped(t *testing.T) {
 	}
 }
 
-// #13.3 at the process level: a silent agent is cancelled after
+// At the process level: a silent agent is cancelled after
 // agent.run_timeout and dropped after agent.cancel_grace; the kiosk is then
 // free again (a new session takes a PHOTO press).
 func TestRunSilentAgentFreesTheKiosk(t *testing.T) {
@@ -144,7 +144,7 @@ func TestRunSilentAgentFreesTheKiosk(t *testing.T) {
 	}
 }
 
-// #13.3: a long CANCEL (the cancel key held past its long press) frees the
+// A long CANCEL (the cancel key held past its long press) frees the
 // kiosk from a silent agent within agent.cancel_grace, long before
 // agent.run_timeout.
 func TestRunLongCancelFreesTheKiosk(t *testing.T) {

@@ -48,8 +48,8 @@ func TestWebRTCSessionEndOnEveryProcessStop(t *testing.T) {
 }
 
 // `acbridge run` stopped by SIGTERM ten times, each with a WebRTC session
-// up: the agent sees session.end from every stop (issue 13 item 5: 2 of 10
-// before), and the daemon still exits promptly.
+// up: the agent sees session.end from every stop (2 of 10 did before the
+// fix), and the daemon still exits promptly.
 func TestRunDaemonSessionEndOnEverySIGTERM(t *testing.T) {
 	const stops = 10
 	ag := &procAgent{t: t, log: &bridgetest.Transcript{}, opts: &agent.Options{Transport: "webrtc"}}

@@ -1,5 +1,5 @@
-// Package hostileagent is a misbehaving AgentCall AG-UI 0.1 agent for tests
-// (issue #21): it serves a valid A2A card (spec "Discovery", websocket
+// Package hostileagent is a misbehaving AgentCall AG-UI 0.1 agent for tests:
+// it serves a valid A2A card (spec "Discovery", websocket
 // transport on plain http, so the client under test needs
 // allow_insecure_local) and then breaks the contract on the AG-UI WebSocket
 // in one chosen Mode — a text.delta flood, runs nobody asked for, case-variant duplicate JSON keys,
