@@ -15,10 +15,10 @@
 // junit-10.xsd that CI dashboards read. Neither ever holds a tag UID (the
 // reader hands out aliases only) or image bytes (the acceptance photo is
 // dropped after its checks, or written to the one path the technician
-// names with ShowPath) — DESIGN.md principles 1 and 2.
+// names with ShowPath) — docs/architecture.md principles 1 and 2.
 //
 // A Technician is the person at the kiosk. Terminal talks to one on a
-// terminal; Sim builds a simulated kiosk — the vpcd virtual reader behind a
+// terminal; accept/acceptsim builds a simulated kiosk — the vpcd virtual reader behind a
 // real pcscd (or nfctest's in-process reader when pcscd is absent), the
 // test camera and test microphone, buttons read by button/evdev from a FIFO
 // carrying real input_event records, and the reference agent on loopback —

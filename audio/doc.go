@@ -12,7 +12,7 @@
 //     (RFC 6716) into 20 ms packets, read with Mic.ReadPacket and
 //     written by the transport with track.WriteSample. The device is open
 //     only between Start and Stop, so the microphone (and its LED) is off
-//     between explicit turns and between engagements (DESIGN.md,
+//     between explicit turns and between engagements (docs/architecture.md,
 //     principle 3). Every Start looks the device up again, so a microphone
 //     plugged in (or back in) after the start is found; it is opened at
 //     its own rate and format, miniaudio converts the sample format and

@@ -1,5 +1,5 @@
 // Package bridge is the session engine (docs/architecture.md, "Data
-// flow"; spec "Session and input", "Agent-requested collection"): button
+// flow of a tap"; spec "Session and input", "Agent-requested collection"): button
 // presses drive collections (an armed NFC window, a photo), collections
 // become observations checked against the session's negotiated set, and the
 // agent's events reach the person (terminal, log, LED, optional local TTS).

@@ -13,7 +13,7 @@ import (
 )
 
 // The microphone of a WebRTC session is open only while a person asked
-// for it (DESIGN.md principle 3). With explicit turns TALK is
+// for it (docs/architecture.md principle 3). With explicit turns TALK is
 // push-to-talk: held, a turn is open; released, it is committed. Without
 // them the agent has no turn messages to go by, so a press of TALK opens
 // an engagement that lasts until the next press of TALK, a long CANCEL,

@@ -1,6 +1,6 @@
 // Package button turns physical controls into named press and release events.
 //
-// A kiosk has four controls (DESIGN.md, principle 3: the person initiates
+// A kiosk has four controls (docs/architecture.md, principle 3: the person initiates
 // every collection through a visible control): Scan arms the NFC reader,
 // Photo captures a picture, Talk is push-to-talk, and a long press of Cancel
 // cancels the agent's run. Every backend delivers them through one

@@ -3,7 +3,7 @@
 // collection" and "Security, photos, and exact object lookup"): the user
 // presses a visible control, the device opens, exposure settles, one frame
 // is kept, and the device closes again, so the camera (and its light) is on
-// only while a collection is in progress (DESIGN.md, principle 3).
+// only while a collection is in progress (docs/architecture.md, principle 3).
 //
 // Backends are github.com/pion/mediadevices drivers: Video4Linux2 cameras
 // on Linux (V4L2 API, https://docs.kernel.org/userspace-api/media/v4l/v4l2.html)

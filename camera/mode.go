@@ -10,7 +10,7 @@ import (
 
 // MinLongSide is the smallest long side chooseMode accepts when the
 // device offers one that large: the encoder sends at most 1,024 px
-// (DESIGN.md, photos), so a larger mode only costs transfer, conversion
+// (docs/architecture.md, "Data flow of a photo"), so a larger mode only costs transfer, conversion
 // and resampling time without adding a pixel to the photo.
 const MinLongSide = 1024
 

@@ -112,7 +112,7 @@ func (p *PushToTalk) Open() (int64, bool) {
 var ErrExplicitTurnsNegotiated = errors.New("client: this session negotiated explicit audio turns; use PushToTalk")
 
 // Engagement opens the microphone of a session without explicit audio
-// turns only while a person asked for it (DESIGN.md principle 3): Start on
+// turns only while a person asked for it (docs/architecture.md principle 3): Start on
 // a press, Stop on the next press or when the engagement times out, Cancel
 // on a cancel. The agent, which has no turn messages to go by, hears
 // exactly the engagement's audio.

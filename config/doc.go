@@ -5,7 +5,7 @@
 // acbridge.example.toml beside this file, documents every key; a test keeps
 // the two in step.
 //
-// config is a package of its own (DESIGN.md puts parsing in cmd/acbridge)
-// because `acbridge run`, `acbridge accept` and `acbridge doctor` all read
+// config is a package of its own (the first design put parsing in
+// cmd/acbridge) because `acbridge run`, `acbridge accept` and `acbridge doctor` all read
 // the same file.
 package config

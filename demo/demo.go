@@ -1,7 +1,7 @@
 // Package demo is acbridge's embedded demo: the bridge, on a simulated
 // kiosk (package station/sim) with the reference agent, tells a short story
 // of teaching the agent an object, or lets a person drive it from the
-// keyboard. It is what `acbridge demo` runs.
+// keyboard. It is what `acbridge-demo run` (make demo) runs.
 package demo
 
 import (

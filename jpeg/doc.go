@@ -20,6 +20,6 @@
 // stop for progressive files; see turbo.c and store.c. The package needs cgo and
 // libjpeg-turbo (Debian: libjpeg62-turbo-dev to build).
 //
-// Photos are ephemeral (DESIGN.md, principle 2): nothing here writes a file,
+// Photos are ephemeral (docs/architecture.md, principle 2): nothing here writes a file,
 // logs, or puts image bytes into an error.
 package jpeg

@@ -1,7 +1,7 @@
 // Package keystore holds the device secret that turns raw NFC tag UIDs into
 // opaque, agent-scoped aliases, and loads the agent bearer token from a file.
 //
-// It implements the "Tag alias" section of DESIGN.md and the AgentCall AG-UI
+// It implements the "Tag alias" section of docs/architecture.md and the AgentCall AG-UI
 // extension 0.1 rule (spec section "Security, photos, and exact object
 // lookup") that ordinary hardware tags "map locally to an opaque keyed alias;
 // raw NFC hardware IDs never leave the client", and that "a localTag digest
@@ -15,8 +15,8 @@
 //	objectRef     = "urn:agentcall:object:" + alias
 //	payloadSha256 = hex(SHA-256(alias))
 //
-// The 0x00 between scope and uid departs from DESIGN.md's plain "scope ||
-// uid" on purpose: without a separator the concatenation is ambiguous, so
+// The 0x00 between scope and uid (docs/architecture.md, "Tag alias") is
+// there on purpose: without a separator the concatenation is ambiguous, so
 // scope "https://a:1" with a UID starting with the byte '2' would produce the
 // same info as scope "https://a:12" with the rest of that UID. A canonical
 // scope (see CanonicalScope) never contains a 0x00 byte, so the split is

@@ -1,7 +1,7 @@
 // Package kiosk serves the local touch page of a kiosk: what the agent says,
 // what it asks for, whether the reader or camera is armed, and on-screen
-// controls that work as one more button backend (DESIGN.md, "button/ … kiosk
-// page"; docs/kiosk.md for the Chromium set-up).
+// controls that work as one more button backend (docs/architecture.md,
+// "Layers"; docs/kiosk.md for the Chromium set-up).
 //
 // The page follows the spec's rules for collections (agentcall-agui-0.1.md,
 // "Session and input": "the user must initiate each collection while the app

@@ -1,5 +1,5 @@
 // Package nfc reads NFC tags on a PC/SC contactless reader and turns each tap
-// into the keyed alias of DESIGN.md "Tag alias": callers get a
+// into the keyed alias of docs/architecture.md "Tag alias": callers get a
 // protocol.Object, the reader name and timings, never the tag's UID.
 //
 // It implements:
@@ -10,7 +10,7 @@
 //     (part 3, section 3.2.2.1.3; 6A81 / 6D00 mean the reader lacks it);
 //   - the ISO/IEC 14443-3 rule that a 4-byte UID starting 0x08 is random
 //     (section 6.4.4, "RID"), such tags are reported unidentifiable;
-//   - the armed window of DESIGN.md principle 3: the reader produces a tag
+//   - the armed window of docs/architecture.md principle 3: the reader produces a tag
 //     only while a scan is armed (Dev.Arm, Dev.Scan); the first identified
 //     tag ends the window; a tag already on the reader when the window
 //     opens counts once, a tag left on the reader never again, and the UID

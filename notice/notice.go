@@ -1,7 +1,7 @@
 // Package notice is what the daemon shows the person in front of the kiosk:
 // the bridge produces notices, the terminal and the kiosk page render them.
 // A package of its own so that displays depend on it, not on the bridge
-// (DESIGN.md: no package imports bridge). A notice never carries a UID, an
+// (docs/architecture.md, "Layers"). A notice never carries a UID, an
 // alias or image bytes.
 package notice
 

@@ -32,7 +32,7 @@
 // sequence, so gaps are accepted and a repeat or a decrease is a protocol
 // error (sequence.order) that ends the session.
 //
-// Where the spec is silent, acbridge chooses (see DESIGN.md):
+// Where the spec is silent, acbridge chooses (see docs/architecture.md):
 //
 //   - response.cancel with a pending request is answered with
 //     interaction.resolved "cancelled" and then run.completed; without one it

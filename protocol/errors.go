@@ -8,7 +8,7 @@ import (
 )
 
 // Stable rejection codes. The first six are the public fixtures' own; the
-// rest are ours (DESIGN.md, "Where the spec is silent"). Codes never change
+// rest are ours (docs/architecture.md, "Where the spec is silent"). Codes never change
 // meaning within 0.1: receivers and tests match on them.
 const (
 	CodeObservationSchema      = "observation.schema"      // not valid against the observation schema

@@ -2,7 +2,7 @@
 // software substitute in tests: Recorder is a Sink that keeps what would
 // have been played (the fake speaker), and CountingDriver wraps a
 // mediadevices microphone driver to show when the device is open, so tests
-// can check that the microphone is open only during a turn (DESIGN.md,
+// can check that the microphone is open only during a turn (docs/architecture.md,
 // principle 3). The microphone itself needs no fake: mediadevices'
 // audiotest driver, selected with audio.TestDevice, is a real driver
 // producing a known tone (audio.TestToneHz).

@@ -1,5 +1,5 @@
 // Package term reads the controls from keys typed on a terminal, for
-// `acbridge demo --interactive` and for a technician testing a kiosk from a
+// `acbridge-demo run --interactive` and for a technician testing a kiosk from a
 // laptop: by default s scans, p takes a photo, t toggles push-to-talk, c is a
 // short cancel and C (shift-c) a long one.
 //

@@ -3,8 +3,8 @@
 // virtual card, or an in-process reader when pcscd cannot serve one), the
 // test camera, a simulated room for microphone and speaker, and a keypad
 // FIFO read as an evdev device, all described by an ordinary acbridge
-// configuration. `acbridge demo` and `accept --simulate` both run on it, so
-// the two choose and drive their reader the same way.
+// configuration. `acbridge-demo run` and `acbridge-demo accept` both run on
+// it, so the two choose and drive their reader the same way.
 package sim
 
 import (
