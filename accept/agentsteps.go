@@ -28,7 +28,7 @@ func (r *runner) agentSteps() []*step {
 }
 
 func (r *runner) agentDownFix() string {
-	return strings.ReplaceAll(fixAgentDown, "AGENT_URL", strings.TrimSuffix(r.cfg.Agent.URL, "/"))
+	return strings.ReplaceAll(client.WarnUnreachable.Fix, "AGENT_URL", strings.TrimSuffix(r.cfg.Agent.URL, "/"))
 }
 
 // discover fetches the card once per run.
@@ -75,9 +75,9 @@ func (r *runner) agentFail(err error) error {
 	case errors.As(err, &o):
 		return err
 	case errors.Is(err, client.ErrPolicy):
-		return failErr(err, fixAgentPolicy)
+		return failErr(err, client.WarnPolicy.Fix)
 	case errors.Is(err, client.ErrIncompatible):
-		return failErr(err, fixAgentCard)
+		return failErr(err, client.WarnCard.Fix)
 	}
 	return failErr(err, r.agentDownFix())
 }

@@ -17,9 +17,8 @@ import (
 	"github.com/agentcall/acbridge/config"
 	"github.com/agentcall/acbridge/keystore"
 	"github.com/agentcall/acbridge/nfc"
-	"github.com/agentcall/acbridge/nfc/keyboard"
-	"github.com/agentcall/acbridge/nfc/poll"
 	"github.com/agentcall/acbridge/protocol"
+	"github.com/agentcall/acbridge/station"
 )
 
 // fallbackScope aliases tags when the configuration names no agent: the
@@ -54,9 +53,7 @@ type rig struct {
 	reader    nfc.Reader
 	readerErr error
 	readyIn   time.Duration
-	dev       *nfc.Dev
-	kb        *keyboard.Reader // nfc.driver = "keyboard"
-	polled    *poll.Reader     // a polled chip (station.Polled)
+	rd        *station.Reader
 
 	btnOnce bool
 	buttons button.Source
@@ -110,17 +107,9 @@ func (g *rig) close() {
 		g.buttons.Close()
 		g.buttons = nil
 	}
-	if g.dev != nil {
-		g.dev.Close()
-		g.dev = nil
-	}
-	if g.kb != nil {
-		g.kb.Close()
-		g.kb = nil
-	}
-	if g.polled != nil {
-		g.polled.Close()
-		g.polled = nil
+	if g.rd != nil {
+		g.rd.Close()
+		g.rd = nil
 	}
 	g.cancel()
 	g.wg.Wait()
@@ -201,7 +190,9 @@ func (g *rig) probeStatus(ctx context.Context, wait time.Duration) nfc.Status {
 		return nfc.Status{State: nfc.StateNoReader, Err: err}
 	}
 	states := make(chan nfc.Status, 4)
-	dev, err := nfc.New(ctx, &nfc.Options{Reader: g.cfg.NFC.Reader, Buzzer: g.cfg.NFC.Buzzer, Aliaser: ks, Scope: g.scope(), Logger: g.log,
+	c := g.cfg.NFC
+	c.Driver = station.PCSC
+	dev, err := station.StartNFC(ctx, c, station.NFCOptions{Aliaser: ks, Scope: g.scope(), Logger: g.log,
 		Debounce: -1, OnState: func(s nfc.Status) {
 			select {
 			case states <- s:
@@ -211,8 +202,6 @@ func (g *rig) probeStatus(ctx context.Context, wait time.Duration) nfc.Status {
 	if err != nil {
 		return nfc.Status{State: nfc.StateNoReader, Err: err}
 	}
-	done := make(chan struct{})
-	go func() { defer close(done); dev.Run(ctx) }()
 	t := time.NewTimer(wait)
 	var st nfc.Status
 	select {
@@ -224,7 +213,6 @@ func (g *rig) probeStatus(ctx context.Context, wait time.Duration) nfc.Status {
 	}
 	t.Stop()
 	dev.Close()
-	<-done
 	return st
 }
 
@@ -255,44 +243,46 @@ func (g *rig) doOpenReader(ctx context.Context) (nfc.Reader, error) {
 		}
 		return g.o.Reader, nil
 	}
-	if g.cfg.NFC.Driver == "keyboard" {
-		return g.openKeyboard()
-	}
-	if open, name, ok := g.polledOpener(); ok {
-		return g.openPolled(ctx, open, name, start)
-	}
-	// Asked afresh, not from readers(): the technician may have plugged
-	// the reader in after the environment steps.
-	infos, err := nfc.ListReaders(ctx)
-	if err != nil {
-		return nil, err
-	}
-	if !g.wantedReader(infos) {
-		if st := g.probeStatus(ctx, 1500*time.Millisecond); errors.Is(st.Err, nfc.ErrKernelDriver) {
-			return nil, st.Err
+	if g.cfg.NFC.Driver == station.PCSC {
+		if err := g.pcscThere(ctx); err != nil {
+			return nil, err
 		}
-		if g.cfg.NFC.Reader != "" {
-			return nil, fmt.Errorf("%w: reader %q is not connected (connected: %s)", nfc.ErrNoReader, g.cfg.NFC.Reader, readerNames(infos))
-		}
-		return nil, nfc.ErrNoReader
 	}
 	ks, _, err := g.aliaser()
 	if err != nil {
 		return nil, err
 	}
-	dev, err := nfc.New(g.ctx, &nfc.Options{Reader: g.cfg.NFC.Reader, Buzzer: g.cfg.NFC.Buzzer, Aliaser: ks, Scope: g.scope(), Logger: g.log})
+	dev, err := station.StartNFC(g.ctx, g.cfg.NFC, station.NFCOptions{Aliaser: ks, Scope: g.scope(), Logger: g.log, RC522: g.o.RC522})
 	if err != nil {
 		return nil, err
 	}
-	g.dev = dev
-	g.wg.Add(1)
-	go func() { defer g.wg.Done(); dev.Run(g.ctx) }()
+	g.rd = dev
 	if st := dev.WaitReader(ctx); st.State == nfc.StateNoReader {
 		return nil, fmt.Errorf("the reader did not become ready: %w", errors.Join(st.Err, ctx.Err()))
 	}
 	g.readyIn = time.Since(start)
 	g.ident.Reader = dev.Status().Reader
 	return dev, nil
+}
+
+// pcscThere says why the configured PC/SC reader is not there, asked
+// afresh rather than from readers(): the technician may have plugged it in
+// after the environment steps.
+func (g *rig) pcscThere(ctx context.Context) error {
+	infos, err := nfc.ListReaders(ctx)
+	if err != nil {
+		return err
+	}
+	if g.wantedReader(infos) {
+		return nil
+	}
+	if st := g.probeStatus(ctx, 1500*time.Millisecond); errors.Is(st.Err, nfc.ErrKernelDriver) {
+		return st.Err
+	}
+	if g.cfg.NFC.Reader != "" {
+		return fmt.Errorf("%w: reader %q is not connected (connected: %s)", nfc.ErrNoReader, g.cfg.NFC.Reader, readerNames(infos))
+	}
+	return nfc.ErrNoReader
 }
 
 func readerNames(infos []nfc.ReaderInfo) string {

@@ -75,7 +75,7 @@ func (r *runner) envRPiCam(ctx context.Context, t *T, dev string) error {
 		t.note("no /dev/dma_heap nodes: this kernel has no DMA heaps, and libcamera will fail with \"Could not open any dmaHeap device\"")
 	}
 	if denied := deniedNodes(append(nodes, heaps...), accessR|accessW); len(denied) > 0 {
-		return failf(fixCamPerm, "user %s may not open %s", currentUser(), strings.Join(denied, ", "))
+		return failf(camera.WarnPermission.Fix, "user %s may not open %s", currentUser(), strings.Join(denied, ", "))
 	}
 	unit, missing, err := unitDeviceGaps(unitPaths())
 	switch {
