@@ -12,8 +12,8 @@ import (
 	"github.com/agentcall/acbridge/button"
 	"github.com/agentcall/acbridge/config"
 	"github.com/agentcall/acbridge/nfc"
-	"github.com/agentcall/acbridge/nfc/rc522"
 	"github.com/agentcall/acbridge/power"
+	"github.com/agentcall/acbridge/station"
 
 	"github.com/pion/mediadevices/pkg/driver"
 )
@@ -168,7 +168,7 @@ type Options struct {
 	Power *power.Options
 	// RC522 replaces the options env.rc522 opens the RC522 with; nil
 	// means the ones Config names.
-	RC522 *rc522.Options
+	RC522 *station.RC522Board
 	// Simulation describes the simulated kiosk, "" on real hardware.
 	Simulation string
 

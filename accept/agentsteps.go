@@ -28,18 +28,12 @@ func (r *runner) agentSteps() []*step {
 }
 
 func (r *runner) agentDownFix() string {
-	return strings.ReplaceAll(fixAgentDown, "AGENT_URL", strings.TrimSuffix(r.cfg.Agent.URL, "/"))
+	return strings.ReplaceAll(client.WarnUnreachable.Fix, "AGENT_URL", strings.TrimSuffix(r.cfg.Agent.URL, "/"))
 }
 
 // discover fetches the card once per run.
 func (r *runner) discover(ctx context.Context) (*client.Discovered, error) {
-	g := r.rig
-	if g.agOnce {
-		return g.agent, g.agErr
-	}
-	g.agOnce = true
-	g.agent, g.agErr = r.doDiscover(ctx)
-	return g.agent, g.agErr
+	return r.rig.agent.get(func() (*client.Discovered, error) { return r.doDiscover(ctx) })
 }
 
 func (r *runner) doDiscover(ctx context.Context) (*client.Discovered, error) {
@@ -75,9 +69,9 @@ func (r *runner) agentFail(err error) error {
 	case errors.As(err, &o):
 		return err
 	case errors.Is(err, client.ErrPolicy):
-		return failErr(err, fixAgentPolicy)
+		return failErr(err, client.WarnPolicy.Fix)
 	case errors.Is(err, client.ErrIncompatible):
-		return failErr(err, fixAgentCard)
+		return failErr(err, client.WarnCard.Fix)
 	}
 	return failErr(err, r.agentDownFix())
 }
@@ -126,23 +120,20 @@ func modList(ms []protocol.Modality) string {
 
 // session starts one session for the text and observation steps.
 func (r *runner) session(ctx context.Context) (*client.Session, error) {
-	g := r.rig
-	if g.sessOnce {
-		return g.sess, g.sessErr
-	}
-	g.sessOnce = true
-	ag, err := r.discover(ctx)
-	if err != nil {
-		g.sessErr = err
-		return nil, err
-	}
-	start := time.Now()
-	tr, err := ag.Dial(ctx)
-	if err == nil {
-		g.sess, err = client.Start(ctx, tr, ag.Card, &client.Options{Modalities: r.modalities(), Logger: r.o.Logger})
-	}
-	g.sessIn, g.sessErr = time.Since(start), err
-	return g.sess, err
+	return r.rig.sess.get(func() (*client.Session, error) {
+		ag, err := r.discover(ctx)
+		if err != nil {
+			return nil, err
+		}
+		start := time.Now()
+		tr, err := ag.Dial(ctx)
+		var s *client.Session
+		if err == nil {
+			s, err = client.Start(ctx, tr, ag.Card, &client.Options{Modalities: r.modalities(), Logger: r.o.Logger})
+		}
+		r.rig.sessIn = time.Since(start)
+		return s, err
+	})
 }
 
 func (r *runner) agentSession(ctx context.Context, t *T) error {

@@ -152,7 +152,7 @@ func (r *runner) audioSpeaker(ctx context.Context, t *T) error {
 	}
 	start := time.Now()
 	if err := play(ctx, sink, pcm); err != nil {
-		return failErr(fmt.Errorf("playing the tone: %w", err), fixNoSpeaker)
+		return failErr(fmt.Errorf("playing the tone: %w", err), audio.WarnNoSpeaker.Fix)
 	}
 	t.measureDur("played", time.Since(start))
 	t.measure("tone", toneHz, "Hz")
@@ -200,7 +200,7 @@ func (r *runner) audioEcho(ctx context.Context, t *T) error {
 	}
 	n := int(echoBaseline * audio.SampleRate / time.Second)
 	if len(rec) <= n {
-		return failf(fixNoMic, "the recording is too short to compare")
+		return failf(audio.WarnNoMicrophone.Fix, "the recording is too short to compare")
 	}
 	base, during := audio.RMS(rec[:n]), audio.RMS(rec[n:])
 	echo := math.Sqrt(max(0, during*during-base*base))

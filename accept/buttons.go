@@ -74,7 +74,7 @@ func (r *runner) buttonPress(ctx context.Context, t *T, control string, owner bo
 	src, err := r.rig.openButtons()
 	if err != nil {
 		if owner {
-			return failErr(err, fixButtons)
+			return failErr(err, button.WarnControls.Fix)
 		}
 		return t.needs(err, ownerID, "the buttons did not open")
 	}
@@ -83,7 +83,7 @@ func (r *runner) buttonPress(ctx context.Context, t *T, control string, owner bo
 	press, seen, err := r.waitPress(ctx, src, control)
 	if err != nil {
 		if errors.Is(err, button.ErrDisconnected) {
-			return failErr(err, fixButtons)
+			return failErr(err, button.WarnControls.Fix)
 		}
 		return err
 	}

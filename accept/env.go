@@ -14,12 +14,10 @@ import (
 	"time"
 
 	"github.com/agentcall/acbridge/audio"
-	"github.com/agentcall/acbridge/button/evdev"
-	"github.com/agentcall/acbridge/button/gpio"
 	"github.com/agentcall/acbridge/camera"
-	"github.com/agentcall/acbridge/health"
 	"github.com/agentcall/acbridge/keystore"
 	"github.com/agentcall/acbridge/nfc"
+	"github.com/agentcall/acbridge/station"
 )
 
 // The environment steps: what must be true of the machine before any
@@ -46,21 +44,52 @@ func (r *runner) envSteps() []*step {
 	mk := func(id, title string, run func(ctx context.Context, t *T) error) *step {
 		return &step{id: id, group: GroupEnvironment, title: title, timeout: envTimeout, run: run}
 	}
-	return []*step{
+	steps := []*step{
 		mk("env.config", "the configuration loads and validates", r.envConfig),
 		mk("env.pcscd", "pcscd is reachable", r.envPCSCD),
 		mk("env.polkit", "pcscd (polkit) lets this user in", r.envPolkit),
 		mk("env.pn533", "no pn533 kernel driver holds the reader", r.envPN533),
-		mk("env.rc522", "the RC522 answers on SPI (nfc.driver = \"rc522\")", r.envRC522),
-		mk("env.pn532", "the PN532 answers on its serial port (nfc.driver = \"pn532\")", r.envPN532),
+	}
+	for _, d := range station.ReaderDrivers() {
+		for _, a := range d.Accept {
+			steps = append(steps, mk(a.ID, a.Title, r.stationStep(d.Name, a)))
+		}
+	}
+	steps = append(steps,
 		longer(mk("env.camera", "this user may open the camera", r.envCamera), rpicamTimeout),
 		mk("env.audio", "this user may open the microphone and speaker", r.envAudio),
-		mk("env.gpio", "this user may open the GPIO chips", r.envGPIO),
-		mk("env.input", "this user may read the button keypads", r.envInput),
+	)
+	for _, src := range station.ButtonSources() {
+		for _, a := range src.Accept {
+			steps = append(steps, mk(a.ID, a.Title, r.stationStep("", a)))
+		}
+	}
+	return append(steps,
 		mk("env.keystore", "the keystore is present with mode 0600 on a persistent filesystem", r.envKeystore),
 		mk("env.clock", "the clock is sane", r.envClock),
 		mk("env.power", "the Raspberry Pi's supply is good (no under-voltage or throttling)", r.envPower),
 		mk("env.kiosk", "the kiosk screen, when enabled, opens the page acbridge serves", r.envKiosk),
+	)
+}
+
+// stationStep runs an acceptance step of station's device tables; one of
+// a reader driver (driver not "") only when it is the configured driver.
+func (r *runner) stationStep(driver string, a station.AcceptStep) func(context.Context, *T) error {
+	return func(ctx context.Context, t *T) error {
+		if driver != "" && r.cfg.NFC.Driver != driver {
+			return skipf("nfc.driver is %q, not %s", r.cfg.NFC.Driver, driver)
+		}
+		notes, err := a.Run(ctx, &station.AcceptEnv{Config: r.cfg, Logger: r.o.Logger, RC522: r.o.RC522})
+		for _, n := range notes {
+			t.note("%s", n)
+		}
+		switch {
+		case errors.Is(err, station.ErrSkip):
+			return skipf("%s", strings.TrimPrefix(err.Error(), station.ErrSkip.Error()+": "))
+		case err != nil:
+			return failErr(err, "")
+		}
+		return nil
 	}
 }
 
@@ -85,7 +114,7 @@ func (r *runner) envConfig(_ context.Context, t *T) error {
 // pcscUnused skips a pcscd step on a kiosk whose reader does not go
 // through pcscd: a kiosk without pcscd installed must not fail doctor.
 func (r *runner) pcscUnused() error {
-	if d := r.cfg.NFC.Driver; d != "pcsc" {
+	if d := r.cfg.NFC.Driver; d != station.PCSC {
 		return skipf("not used: nfc.driver = %q reads tags without pcscd", d)
 	}
 	return nil
@@ -115,7 +144,7 @@ func (r *runner) envPolkit(ctx context.Context, t *T) error {
 	_, err := r.rig.readers(ctx)
 	switch {
 	case errors.Is(err, nfc.ErrAccessDenied):
-		return failErr(err, health.Polkit.Fix)
+		return failErr(err, nfc.WarnPolkit.Fix)
 	case err != nil:
 		return t.needs(err, "env.pcscd", "pcscd is not reachable, so its access rules cannot be checked")
 	}
@@ -144,7 +173,7 @@ func (r *runner) envPN533(ctx context.Context, t *T) error {
 	// No reader: let package nfc say why, which includes the pn533 case.
 	st := r.rig.probeStatus(ctx, time.Second)
 	if errors.Is(st.Err, nfc.ErrKernelDriver) {
-		return failErr(st.Err, health.KernelDriver.Fix)
+		return failErr(st.Err, nfc.WarnKernelDriver.Fix)
 	}
 	t.note("no reader is connected (see nfc.reader); no pn533 binding found")
 	return nil
@@ -177,7 +206,7 @@ func (r *runner) envCamera(ctx context.Context, t *T) error {
 	var nodes []string
 	if strings.HasPrefix(dev, "/") {
 		if _, err := os.Stat(dev); err != nil {
-			return failf(fixCamNotFound, "camera.device %s does not exist", dev)
+			return failf(camera.WarnNotFound.Fix, "camera.device %s does not exist", dev)
 		}
 		nodes = []string{dev}
 	} else {
@@ -188,7 +217,7 @@ func (r *runner) envCamera(ctx context.Context, t *T) error {
 	}
 	denied := deniedNodes(nodes, accessR|accessW)
 	if len(denied) == len(nodes) {
-		return failf(fixCamPerm, "user %s may not open %s", currentUser(), strings.Join(denied, ", "))
+		return failf(camera.WarnPermission.Fix, "user %s may not open %s", currentUser(), strings.Join(denied, ", "))
 	}
 	if len(denied) > 0 {
 		t.note("user %s may not open %s", currentUser(), strings.Join(denied, ", "))
@@ -212,99 +241,13 @@ func (r *runner) envAudio(_ context.Context, t *T) error {
 		}
 		if denied := deniedNodes(nodes, accessR|accessW); len(denied) == len(nodes) {
 			problems = append(problems, fmt.Sprintf("user %s may not open the %s (%s)", currentUser(), what, strings.Join(denied, ", ")))
-			fixes = append(fixes, fixAudioPerm)
+			fixes = append(fixes, audio.WarnPermission.Fix)
 		}
 	}
-	check("microphone", "/dev/snd/pcmC*D*c", fixNoMic, r.cfg.Audio.Microphone == audio.TestDevice)
-	check("speaker", "/dev/snd/pcmC*D*p", fixNoSpeaker, r.o.Speaker != nil)
+	check("microphone", "/dev/snd/pcmC*D*c", audio.WarnNoMicrophone.Fix, r.cfg.Audio.Microphone == audio.TestDevice)
+	check("speaker", "/dev/snd/pcmC*D*p", audio.WarnNoSpeaker.Fix, r.o.Speaker != nil)
 	if len(problems) > 0 {
 		return failf(strings.Join(slices.Compact(fixes), "; "), "%s", strings.Join(problems, "; "))
-	}
-	return nil
-}
-
-func (r *runner) envGPIO(_ context.Context, t *T) error {
-	var chips []string
-	for _, b := range r.cfg.Buttons {
-		if b.Source == "gpio" {
-			chips = append(chips, b.Chip)
-		}
-	}
-	if r.cfg.LED.Chip != "" {
-		chips = append(chips, r.cfg.LED.Chip)
-	}
-	if n := r.cfg.NFC; n.Driver == "rc522" && n.ResetLine >= 0 {
-		chips = append(chips, n.ResetChip) // the RC522's RST line
-	}
-	slices.Sort(chips)
-	chips = slices.Compact(chips)
-	if len(chips) == 0 {
-		return skipf("no GPIO button or LED is configured (GPIO chips: %s)", gpio.DescribeChips(gpio.SystemChips{}))
-	}
-	t.note("GPIO chips: %s", gpio.DescribeChips(gpio.SystemChips{}))
-	for _, c := range chips {
-		path, err := gpio.ResolveChip(c, gpio.SystemChips{})
-		if err != nil {
-			return failErr(err, "set chip in the [[button]] or [led] table to a name or label the chip list above shows, or \"header\" on a Raspberry Pi")
-		}
-		if !strings.HasPrefix(path, "/") {
-			path = "/dev/" + path
-		}
-		if _, err := os.Stat(path); err != nil {
-			return failf("`ls /dev/gpiochip*` or gpiodetect lists the chips; fix chip in the [[button]] or [led] table", "GPIO chip %s does not exist", path)
-		}
-		if d := deniedNodes([]string{path}, accessR|accessW); len(d) > 0 {
-			return failf("add the service user to group gpio (usermod -aG gpio acbridge) and install udev/70-acbridge.rules", "user %s may not open %s", currentUser(), path)
-		}
-		t.note("%s can be opened", path)
-	}
-	return nil
-}
-
-func (r *runner) envInput(_ context.Context, t *T) error {
-	if n := kbdReaderNote("/sys/class/input", r.cfg.NFC.Driver); n != "" {
-		t.note("%s", n)
-	}
-	n := 0
-	seen := map[string]bool{}
-	for _, b := range r.cfg.Buttons {
-		if b.Source != "evdev" || seen[b.Device+"\x00"+b.Name] {
-			continue
-		}
-		seen[b.Device+"\x00"+b.Name] = true
-		n++
-		if b.Device == "" {
-			// By name: opening is the only way to find it; no grab.
-			code, err := evdev.ParseKey(b.Key)
-			if err != nil {
-				return failErr(err, fixButtons)
-			}
-			s, err := evdev.Open(&evdev.Options{Name: b.Name, Keys: map[uint16]string{code: b.Control}})
-			if err != nil {
-				return failErr(err, "")
-			}
-			t.note("%q is %s", b.Name, s.Path())
-			s.Close()
-			continue
-		}
-		fi, err := os.Stat(b.Device)
-		if err != nil {
-			return failf("is the keypad plugged in? `ls -l /dev/input/by-id` lists input devices; fix device in the [[button]] table", "%s does not exist", b.Device)
-		}
-		// A FIFO (tests, the simulation) is never opened here: a second
-		// reader would take records from the first.
-		if d := deniedNodes([]string{b.Device}, accessR); len(d) > 0 {
-			return failf("mark the keypad for acbridge in /etc/udev/rules.d/70-acbridge.rules (ENV{ACBRIDGE_BUTTON}=\"1\") and replug it",
-				"user %s may not read %s", currentUser(), b.Device)
-		}
-		if fi.Mode()&fs.ModeNamedPipe != 0 {
-			t.note("%s is a FIFO (simulated keypad)", b.Device)
-		} else {
-			t.note("%s can be read", b.Device)
-		}
-	}
-	if n == 0 {
-		return skipf("no evdev button is configured")
 	}
 	return nil
 }
@@ -318,11 +261,11 @@ func (r *runner) envKeystore(_ context.Context, t *T) error {
 	case errors.Is(err, keystore.ErrInsecureMode):
 		return failErr(err, "chmod 600 "+path)
 	case errors.Is(err, keystore.ErrUntrusted):
-		return failErr(err, fixKeystoreOwner)
+		return failErr(err, keystore.WarnOwner.Fix)
 	case errors.Is(err, keystore.ErrMalformed):
 		return failErr(err, "restore the file from a backup, or replace it with acbridge keys init (every tag alias changes, so agents forget the tags)")
 	case errors.Is(err, fs.ErrPermission):
-		return failErr(err, fixKeystorePrm)
+		return failErr(err, keystore.WarnAccess.Fix)
 	case err != nil:
 		return failErr(err, "")
 	}

@@ -137,7 +137,7 @@ func (r *runner) nfcTap(ctx context.Context, t *T, which int) error {
 	}
 	if res.err != nil {
 		if fixFor(res.err) == fixGeneric {
-			return failErr(res.err, fixTagRead)
+			return failErr(res.err, nfc.WarnTagRead.Fix)
 		}
 		return res.err
 	}

@@ -3,7 +3,6 @@ package accept
 import (
 	"context"
 
-	"github.com/agentcall/acbridge/health"
 	"github.com/agentcall/acbridge/power"
 )
 
@@ -22,11 +21,11 @@ func (r *runner) envPower(ctx context.Context, t *T) error {
 	t.note("firmware throttling state %s", s)
 	switch {
 	case s.UnderVoltage():
-		return failf(health.UnderVoltage.Fix, "under-voltage now: %s", health.UnderVoltage.Text)
+		return failf(power.WarnUnderVoltage.Fix, "under-voltage now: %s", power.WarnUnderVoltage.Text)
 	case s.UnderVoltageSinceBoot():
-		return failf(health.UnderVoltage.Fix, "under-voltage since boot: %s", health.UnderVoltage.Text)
+		return failf(power.WarnUnderVoltage.Fix, "under-voltage since boot: %s", power.WarnUnderVoltage.Text)
 	case s.Throttled(), s.ThrottledSinceBoot():
-		return failf(health.Throttled.Fix, "%s", health.Throttled.Text)
+		return failf(power.WarnThrottled.Fix, "%s", power.WarnThrottled.Text)
 	}
 	return nil
 }

@@ -17,9 +17,8 @@ import (
 	"github.com/agentcall/acbridge/config"
 	"github.com/agentcall/acbridge/keystore"
 	"github.com/agentcall/acbridge/nfc"
-	"github.com/agentcall/acbridge/nfc/keyboard"
-	"github.com/agentcall/acbridge/nfc/poll"
 	"github.com/agentcall/acbridge/protocol"
+	"github.com/agentcall/acbridge/station"
 )
 
 // fallbackScope aliases tags when the configuration names no agent: the
@@ -40,49 +39,46 @@ type rig struct {
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
 
-	pcscOnce bool
-	pcscList []nfc.ReaderInfo
-	pcscErr  error
+	pcsc lazy[[]nfc.ReaderInfo]
 
-	ksOnce bool
-	ks     *keystore.Store // the kiosk's keystore, nil if it did not open
-	ksErr  error
-	alias  *keystore.Store // ks, or a temporary one
+	ks     lazy[*keystore.Store] // the kiosk's keystore
+	alias  *keystore.Store       // ks, or a temporary one
 	tmpDir string
 
-	rdOnce    bool
-	reader    nfc.Reader
-	readerErr error
-	readyIn   time.Duration
-	dev       *nfc.Dev
-	kb        *keyboard.Reader // nfc.driver = "keyboard"
-	polled    *poll.Reader     // a polled chip (station.Polled)
+	reader  lazy[nfc.Reader]
+	readyIn time.Duration
+	rd      *station.Reader
 
-	btnOnce bool
-	buttons button.Source
-	btnErr  error
+	buttons lazy[button.Source]
+	mic     lazy[*audio.Mic]
 
-	micOnce bool
-	mic     *audio.Mic
-	micErr  error
-
-	spkOnce  bool
-	speaker  audio.Sink
-	spkErr   error
+	speaker  lazy[audio.Sink]
 	spkOwned bool
 
-	agOnce bool
-	agent  *client.Discovered
-	agErr  error
-	agIn   time.Duration
+	agent lazy[*client.Discovered]
+	agIn  time.Duration
 
-	sessOnce bool
-	sess     *client.Session
-	sessErr  error
-	sessIn   time.Duration
+	sess   lazy[*client.Session]
+	sessIn time.Duration
 
 	// tags holds the objects tag 1 and tag 2 gave: aliases, never UIDs.
 	tags [2]*protocol.Object
+}
+
+// lazy is a device or connection opened on first use; later uses get
+// the same value or error.
+type lazy[T any] struct {
+	done bool
+	v    T
+	err  error
+}
+
+func (l *lazy[T]) get(open func() (T, error)) (T, error) {
+	if !l.done {
+		l.done = true
+		l.v, l.err = open()
+	}
+	return l.v, l.err
 }
 
 func newRig(o *Options, ident *Identity) *rig {
@@ -92,35 +88,27 @@ func newRig(o *Options, ident *Identity) *rig {
 
 // close releases everything in reverse order of need; safe to call twice.
 func (g *rig) close() {
-	if g.sess != nil {
+	if g.sess.v != nil {
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-		_ = g.sess.End(ctx)
+		_ = g.sess.v.End(ctx)
 		cancel()
-		g.sess = nil
+		g.sess.v = nil
 	}
-	if g.mic != nil {
-		g.mic.Close()
-		g.mic = nil
+	if g.mic.v != nil {
+		g.mic.v.Close()
+		g.mic.v = nil
 	}
-	if g.speaker != nil && g.spkOwned {
-		g.speaker.Close()
+	if g.speaker.v != nil && g.spkOwned {
+		g.speaker.v.Close()
 	}
-	g.speaker = nil
-	if g.buttons != nil {
-		g.buttons.Close()
-		g.buttons = nil
+	g.speaker.v = nil
+	if g.buttons.v != nil {
+		g.buttons.v.Close()
+		g.buttons.v = nil
 	}
-	if g.dev != nil {
-		g.dev.Close()
-		g.dev = nil
-	}
-	if g.kb != nil {
-		g.kb.Close()
-		g.kb = nil
-	}
-	if g.polled != nil {
-		g.polled.Close()
-		g.polled = nil
+	if g.rd != nil {
+		g.rd.Close()
+		g.rd = nil
 	}
 	g.cancel()
 	g.wg.Wait()
@@ -132,24 +120,19 @@ func (g *rig) close() {
 
 // readers lists the PC/SC readers once per run.
 func (g *rig) readers(ctx context.Context) ([]nfc.ReaderInfo, error) {
-	if !g.pcscOnce {
-		g.pcscOnce = true
-		g.pcscList, g.pcscErr = nfc.ListReaders(ctx)
-	}
-	return g.pcscList, g.pcscErr
+	return g.pcsc.get(func() ([]nfc.ReaderInfo, error) { return nfc.ListReaders(ctx) })
 }
 
 // keystore opens the kiosk's keystore (read only: acceptance creates no
 // state). Its fingerprint goes into the device identity.
 func (g *rig) keystore() (*keystore.Store, error) {
-	if !g.ksOnce {
-		g.ksOnce = true
-		g.ks, g.ksErr = keystore.Open(g.cfg.Keystore.Path)
-		if g.ks != nil {
-			g.ident.KeystoreFingerprint = g.ks.Fingerprint()
+	return g.ks.get(func() (*keystore.Store, error) {
+		ks, err := keystore.Open(g.cfg.Keystore.Path)
+		if ks != nil {
+			g.ident.KeystoreFingerprint = ks.Fingerprint()
 		}
-	}
-	return g.ks, g.ksErr
+		return ks, err
+	})
 }
 
 // aliaser is the kiosk's keystore or, when that does not open, a temporary
@@ -201,7 +184,9 @@ func (g *rig) probeStatus(ctx context.Context, wait time.Duration) nfc.Status {
 		return nfc.Status{State: nfc.StateNoReader, Err: err}
 	}
 	states := make(chan nfc.Status, 4)
-	dev, err := nfc.New(ctx, &nfc.Options{Reader: g.cfg.NFC.Reader, Buzzer: g.cfg.NFC.Buzzer, Aliaser: ks, Scope: g.scope(), Logger: g.log,
+	c := g.cfg.NFC
+	c.Driver = station.PCSC
+	dev, err := station.StartNFC(ctx, c, station.NFCOptions{Aliaser: ks, Scope: g.scope(), Logger: g.log,
 		Debounce: -1, OnState: func(s nfc.Status) {
 			select {
 			case states <- s:
@@ -211,8 +196,6 @@ func (g *rig) probeStatus(ctx context.Context, wait time.Duration) nfc.Status {
 	if err != nil {
 		return nfc.Status{State: nfc.StateNoReader, Err: err}
 	}
-	done := make(chan struct{})
-	go func() { defer close(done); dev.Run(ctx) }()
 	t := time.NewTimer(wait)
 	var st nfc.Status
 	select {
@@ -224,22 +207,19 @@ func (g *rig) probeStatus(ctx context.Context, wait time.Duration) nfc.Status {
 	}
 	t.Stop()
 	dev.Close()
-	<-done
 	return st
 }
 
 // openReader opens the configured reader (or Options.Reader) and waits
 // until it is ready.
 func (g *rig) openReader(ctx context.Context) (nfc.Reader, error) {
-	if g.rdOnce {
-		return g.reader, g.readerErr
-	}
-	g.rdOnce = true
-	g.reader, g.readerErr = g.doOpenReader(ctx)
-	if g.readerErr != nil {
-		g.reader = nil
-	}
-	return g.reader, g.readerErr
+	return g.reader.get(func() (nfc.Reader, error) {
+		r, err := g.doOpenReader(ctx)
+		if err != nil {
+			return nil, err
+		}
+		return r, nil
+	})
 }
 
 func (g *rig) doOpenReader(ctx context.Context) (nfc.Reader, error) {
@@ -255,44 +235,46 @@ func (g *rig) doOpenReader(ctx context.Context) (nfc.Reader, error) {
 		}
 		return g.o.Reader, nil
 	}
-	if g.cfg.NFC.Driver == "keyboard" {
-		return g.openKeyboard()
-	}
-	if open, name, ok := g.polledOpener(); ok {
-		return g.openPolled(ctx, open, name, start)
-	}
-	// Asked afresh, not from readers(): the technician may have plugged
-	// the reader in after the environment steps.
-	infos, err := nfc.ListReaders(ctx)
-	if err != nil {
-		return nil, err
-	}
-	if !g.wantedReader(infos) {
-		if st := g.probeStatus(ctx, 1500*time.Millisecond); errors.Is(st.Err, nfc.ErrKernelDriver) {
-			return nil, st.Err
+	if g.cfg.NFC.Driver == station.PCSC {
+		if err := g.pcscThere(ctx); err != nil {
+			return nil, err
 		}
-		if g.cfg.NFC.Reader != "" {
-			return nil, fmt.Errorf("%w: reader %q is not connected (connected: %s)", nfc.ErrNoReader, g.cfg.NFC.Reader, readerNames(infos))
-		}
-		return nil, nfc.ErrNoReader
 	}
 	ks, _, err := g.aliaser()
 	if err != nil {
 		return nil, err
 	}
-	dev, err := nfc.New(g.ctx, &nfc.Options{Reader: g.cfg.NFC.Reader, Buzzer: g.cfg.NFC.Buzzer, Aliaser: ks, Scope: g.scope(), Logger: g.log})
+	dev, err := station.StartNFC(g.ctx, g.cfg.NFC, station.NFCOptions{Aliaser: ks, Scope: g.scope(), Logger: g.log, RC522: g.o.RC522})
 	if err != nil {
 		return nil, err
 	}
-	g.dev = dev
-	g.wg.Add(1)
-	go func() { defer g.wg.Done(); dev.Run(g.ctx) }()
+	g.rd = dev
 	if st := dev.WaitReader(ctx); st.State == nfc.StateNoReader {
 		return nil, fmt.Errorf("the reader did not become ready: %w", errors.Join(st.Err, ctx.Err()))
 	}
 	g.readyIn = time.Since(start)
 	g.ident.Reader = dev.Status().Reader
 	return dev, nil
+}
+
+// pcscThere says why the configured PC/SC reader is not there, asked
+// afresh rather than from readers(): the technician may have plugged it in
+// after the environment steps.
+func (g *rig) pcscThere(ctx context.Context) error {
+	infos, err := nfc.ListReaders(ctx)
+	if err != nil {
+		return err
+	}
+	if g.wantedReader(infos) {
+		return nil
+	}
+	if st := g.probeStatus(ctx, 1500*time.Millisecond); errors.Is(st.Err, nfc.ErrKernelDriver) {
+		return st.Err
+	}
+	if g.cfg.NFC.Reader != "" {
+		return fmt.Errorf("%w: reader %q is not connected (connected: %s)", nfc.ErrNoReader, g.cfg.NFC.Reader, readerNames(infos))
+	}
+	return nfc.ErrNoReader
 }
 
 func readerNames(infos []nfc.ReaderInfo) string {
@@ -306,53 +288,49 @@ func readerNames(infos []nfc.ReaderInfo) string {
 	return strings.Join(q, ", ")
 }
 
-// openButtons opens the configured controls once.
+// openButtons opens the configured controls once, through station as the
+// daemon does unless Options.OpenButtons replaces them.
 func (g *rig) openButtons() (button.Source, error) {
-	if !g.btnOnce {
-		g.btnOnce = true
-		if g.o.OpenButtons == nil {
-			g.btnErr = errors.New("accept: no way to open the buttons was given")
+	return g.buttons.get(func() (button.Source, error) {
+		var src button.Source
+		var err error
+		if g.o.OpenButtons != nil {
+			src, err = g.o.OpenButtons()
 		} else {
-			g.buttons, g.btnErr = g.o.OpenButtons()
-			if g.btnErr == nil && g.buttons == nil {
-				g.btnErr = errors.New("accept: no button source could be opened for the configured controls")
-			}
+			src, _, err = station.OpenButtons(g.cfg, nil)
 		}
-	}
-	return g.buttons, g.btnErr
+		if err == nil && src == nil {
+			err = errors.New("accept: no button source could be opened for the configured controls")
+		}
+		return src, err
+	})
 }
 
 func (g *rig) openMic() (*audio.Mic, error) {
-	if !g.micOnce {
-		g.micOnce = true
-		g.mic, g.micErr = audio.NewMic(&audio.MicOptions{Device: g.cfg.Audio.Microphone, Driver: g.o.MicDriver, Logger: g.log})
-		if g.mic != nil {
-			g.ident.Microphone = g.mic.Name()
+	return g.mic.get(func() (*audio.Mic, error) {
+		mic, err := station.OpenMicrophoneNow(g.cfg.Audio, g.o.MicDriver, g.log)
+		if mic != nil {
+			g.ident.Microphone = mic.Name()
 		}
-	}
-	return g.mic, g.micErr
+		return mic, err
+	})
 }
 
 func (g *rig) openSpeaker() (audio.Sink, error) {
-	if !g.spkOnce {
-		g.spkOnce = true
-		name := g.o.SpeakerName
+	return g.speaker.get(func() (audio.Sink, error) {
 		if g.o.Speaker != nil {
-			g.speaker = g.o.Speaker
-		} else {
-			g.speaker, g.spkErr = audio.OpenSpeaker(&audio.SpeakerOptions{Device: g.cfg.Audio.Speaker, Logger: g.log})
-			g.spkOwned = g.spkErr == nil
-			if g.spkErr != nil {
-				g.speaker = nil
-			}
-			name = g.cfg.Audio.Speaker
-			if name == "" {
-				name = "default"
-			}
+			g.ident.Speaker = g.o.SpeakerName
+			return g.o.Speaker, nil
 		}
-		if g.spkErr == nil {
-			g.ident.Speaker = name
+		spk, err := station.OpenSpeakerNow(g.cfg.Audio, g.log)
+		if err != nil {
+			return nil, err
 		}
-	}
-	return g.speaker, g.spkErr
+		g.spkOwned = true
+		g.ident.Speaker = g.cfg.Audio.Speaker
+		if g.ident.Speaker == "" {
+			g.ident.Speaker = "default"
+		}
+		return spk, nil
+	})
 }

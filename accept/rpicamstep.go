@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/agentcall/acbridge/camera"
-	"github.com/agentcall/acbridge/camera/rpicam"
+	"github.com/agentcall/acbridge/station"
 )
 
 // rpicamTimeout is env.camera's: it covers rpicam-hello --list-cameras
@@ -47,7 +47,7 @@ func (r *runner) envRPiCam(ctx context.Context, t *T, dev string) error {
 	if err != nil {
 		return failErr(err, "fix camera.device (acbridge run --check-config)")
 	}
-	for _, tool := range []string{rpicam.Tool, camera.RPiListTool} {
+	for _, tool := range station.RPiCamTools() {
 		if _, err := exec.LookPath(tool); err != nil {
 			return failf(fixRPiTool, "%s is not installed", tool)
 		}
@@ -75,7 +75,7 @@ func (r *runner) envRPiCam(ctx context.Context, t *T, dev string) error {
 		t.note("no /dev/dma_heap nodes: this kernel has no DMA heaps, and libcamera will fail with \"Could not open any dmaHeap device\"")
 	}
 	if denied := deniedNodes(append(nodes, heaps...), accessR|accessW); len(denied) > 0 {
-		return failf(fixCamPerm, "user %s may not open %s", currentUser(), strings.Join(denied, ", "))
+		return failf(camera.WarnPermission.Fix, "user %s may not open %s", currentUser(), strings.Join(denied, ", "))
 	}
 	unit, missing, err := unitDeviceGaps(unitPaths())
 	switch {

@@ -5,15 +5,21 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"math"
+	"net"
 	"os"
 	"runtime"
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
+	"github.com/agentcall/acbridge/client"
 	"github.com/agentcall/acbridge/config"
+	"github.com/agentcall/acbridge/health"
+	"github.com/agentcall/acbridge/keystore"
 )
 
 // step is one entry of the checklist.
@@ -388,4 +394,26 @@ func StepIDs(cfg *config.Config) []string {
 		ids = append(ids, s.id)
 	}
 	return slices.Clip(ids)
+}
+
+// fixGeneric is the fix of a failure no package explains.
+const fixGeneric = "see docs/acceptance.md for this step, fix the cause and run it again (acbridge accept --only STEP)"
+
+// fixFor names the fix for an error a step could not explain itself: the
+// fix of the problem the error wraps, registered where it arises.
+func fixFor(err error) string {
+	var netErr net.Error
+	switch {
+	case err == nil:
+		return ""
+	case health.Of(err) != nil:
+		return health.FixOf(err)
+	case errors.Is(err, keystore.ErrNotExist), errors.Is(err, keystore.ErrMalformed):
+		return "see env.keystore"
+	case errors.Is(err, fs.ErrPermission):
+		return "this user may not open the file or device named above: run acbridge accept as the service user (sudo -u acbridge) and check its groups"
+	case errors.Is(err, syscall.ECONNREFUSED), errors.As(err, &netErr):
+		return client.WarnUnreachable.Fix
+	}
+	return fixGeneric
 }

@@ -12,7 +12,6 @@ import (
 
 	"github.com/agentcall/acbridge/bridge"
 	"github.com/agentcall/acbridge/client"
-	"github.com/agentcall/acbridge/health"
 	"github.com/agentcall/acbridge/notice"
 )
 
@@ -59,10 +58,10 @@ func TestLastingRefusalToldOnceAndRetriedAtTheCeiling(t *testing.T) {
 		<-done
 		mu.Lock()
 		defer mu.Unlock()
-		if len(notices) != 1 || notices[0].Kind != notice.Disconnected || notices[0].Text != health.AgentNetwork.Person || notices[0].Code != health.AgentNetwork.Code {
+		if len(notices) != 1 || notices[0].Kind != notice.Disconnected || notices[0].Text != client.WarnNetwork.Person || notices[0].Code != client.WarnNetwork.Code {
 			t.Errorf("notices %+v; want the one lasting notice", notices)
 		}
-		if got := out.String(); got != "[not connected: "+health.AgentNetwork.Person+"]\n" {
+		if got := out.String(); got != "[not connected: "+client.WarnNetwork.Person+"]\n" {
 			t.Errorf("terminal:\n%s", got)
 		}
 		if len(states) != 1 || states[0].Err == nil || !strings.Contains(states[0].Err.Error(), "10.20.0.5 is a private address") || !strings.Contains(states[0].Err.Error(), "agent.allow_networks") {

@@ -153,7 +153,7 @@ func (p *Policy) checkAddr(a netip.Addr, secure bool) error {
 	r := netpolicy.Rules{Loopback: p.AllowInsecureLocal, Allow: p.AllowNetworks}
 	var rf *netpolicy.Refusal
 	if err := r.Check(a, secure); errors.As(err, &rf) {
-		return &policyError{msg: rf.Msg, fix: rf.Fix, w: health.AgentNetwork}
+		return &policyError{msg: rf.Msg, fix: rf.Fix, w: WarnNetwork}
 	}
 	return nil
 }

@@ -8,8 +8,6 @@ import (
 	"net/url"
 	"strings"
 	"testing"
-
-	"github.com/agentcall/acbridge/health"
 )
 
 // AllowNetworks opens exactly its networks, in their IPv4-mapped form too,
@@ -41,7 +39,7 @@ func TestAllowNetworksPolicy(t *testing.T) {
 			if (err == nil) != allowed {
 				t.Errorf("%s as a %s: %v, want allowed %v", addr, name, err, allowed)
 			}
-			if err != nil && Lasting(err) != health.AgentNetwork {
+			if err != nil && Lasting(err) != WarnNetwork {
 				t.Errorf("%s as a %s: refusal %v is not lasting", addr, name, err)
 			}
 		}
@@ -49,7 +47,7 @@ func TestAllowNetworksPolicy(t *testing.T) {
 			t.Errorf("%s as an ICE candidate: %v, want %v", addr, got, allowed)
 		}
 		_, err := prod.resolve(context.Background(), &url.URL{Scheme: "https", Host: host})
-		if !errors.Is(err, ErrPolicy) || Lasting(err) != health.AgentNetwork {
+		if !errors.Is(err, ErrPolicy) || Lasting(err) != WarnNetwork {
 			t.Errorf("%s under the production policy: %v", addr, err)
 		}
 		if newCandidateLog(prod).allow(ip) {

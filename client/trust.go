@@ -37,9 +37,9 @@ func certFix(err error) error {
 	)
 	switch {
 	case errors.As(err, &ua):
-		return &certError{err, health.AgentCertAuthority}
+		return &certError{err, WarnCertAuthority}
 	case errors.As(err, &hn):
-		return &certError{err, health.AgentCertName}
+		return &certError{err, WarnCertName}
 	}
 	return err
 }

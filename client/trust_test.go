@@ -55,10 +55,10 @@ func TestPrivateCA(t *testing.T) {
 	base := "https://agent.test:" + port
 
 	_, err := client.Discover(ctx, base, "", &client.Policy{AllowInsecureLocal: true, LookupIP: lookup})
-	if w := client.Lasting(err); w != health.AgentCertAuthority || !strings.Contains(err.Error(), "certificate signed by unknown authority; if the agent's certificate comes from a private CA, give that CA's certificate (PEM) in agent.ca_file") {
+	if w := client.Lasting(err); w != client.WarnCertAuthority || !strings.Contains(err.Error(), "certificate signed by unknown authority; if the agent's certificate comes from a private CA, give that CA's certificate (PEM) in agent.ca_file") {
 		t.Fatalf("without the CA: %v (problem %v)", err, w)
 	}
-	if health.FixOf(err) != health.AgentCertAuthority.Fix {
+	if health.FixOf(err) != client.WarnCertAuthority.Fix {
 		t.Errorf("health.FixOf: %q", health.FixOf(err))
 	}
 
@@ -68,7 +68,7 @@ func TestPrivateCA(t *testing.T) {
 	}
 	p := &client.Policy{AllowInsecureLocal: true, LookupIP: lookup, TLSConfig: &tls.Config{RootCAs: pool}}
 	_, err = client.Discover(ctx, "https://other.test:"+port, "", p)
-	if w := client.Lasting(err); w != health.AgentCertName || !strings.Contains(err.Error(), "certificate is valid for agent.test, not other.test; set agent.url to a name or address the agent's certificate lists") {
+	if w := client.Lasting(err); w != client.WarnCertName || !strings.Contains(err.Error(), "certificate is valid for agent.test, not other.test; set agent.url to a name or address the agent's certificate lists") {
 		t.Fatalf("another name: %v (problem %v)", err, w)
 	}
 

@@ -76,9 +76,9 @@ type NFC struct {
 	Intent string   `toml:"intent"`
 	// Buzzer keeps the ACR122U's beep (default off; see nfc.Options.Buzzer).
 	Buzzer bool `toml:"buzzer"`
-	// Driver is "pcsc" (default), "keyboard": a reader that types the
-	// UID, read from the input device Device (package nfc/keyboard), or
-	// "pn532": a PN532 board on the serial port Device (package nfc/pn532).
+	// Driver names the reader driver: "pcsc" (default) or a row of
+	// station's reader driver table, which checks the keys it reads
+	// (Device, or SPIDevice and the reset line for "rc522").
 	Driver string `toml:"driver"`
 	Device string `toml:"device"`
 	// SPIDevice, ResetChip and ResetLine place an "rc522" board (package
@@ -361,15 +361,6 @@ func (c *Config) Validate() error {
 			add("modalities.enabled: unknown modality %q (%s)", clip(m), strings.Join(modalityNames(), ", "))
 		}
 	}
-	switch {
-	case !slices.Contains(NFCDrivers, c.NFC.Driver):
-		add("nfc.driver: unknown driver %q (%s)", clip(c.NFC.Driver), strings.Join(NFCDrivers, ", "))
-	case c.NFC.Driver == "keyboard" && c.NFC.Device == "":
-		add("nfc.device: the keyboard driver needs the reader's input device, a /dev/input/by-id/…-event-kbd link (ls /dev/input/by-id)")
-	case c.NFC.Driver == "pn532" && c.NFC.Device == "":
-		add("nfc.device: the pn532 driver needs the serial port the board is wired to, such as /dev/serial0 (`acbridge devices` lists the serial ports)")
-	}
-	c.validateRC522(add)
 	if c.NFC.Window.Duration < time.Second || c.NFC.Window.Duration > 5*time.Minute {
 		add("nfc.window must be between 1s and 5m")
 	}

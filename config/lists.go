@@ -12,10 +12,6 @@ var (
 	controls = button.Controls
 )
 
-// NFCDrivers are the values of nfc.driver: PC/SC, a keyboard-style reader,
-// and the polled chips station builds (package nfc/poll).
-var NFCDrivers = []string{"pcsc", "keyboard", "pn532", "rc522"}
-
 const (
 	defaultIntent = protocol.IntentIdentify
 	cancelControl = button.Cancel

@@ -1,9 +1,3 @@
-// Package health is the one registry of the problems an operator can fix
-// and their fixes (modelled on tailscale's health.Warnable). A device
-// package's errors, `acbridge doctor`, `acbridge accept` and the kiosk page
-// all take a problem's words from here, so that a fix is written once and
-// the places that tell it cannot disagree. It depends
-// on nothing of acbridge's, so every package may use it.
 package health
 
 import (
@@ -24,14 +18,20 @@ type Warnable struct {
 	Text string
 	// Fix is the operator's next action, a command where there is one.
 	Fix string
-	// Person is what the kiosk page shows the person in front of it: no
-	// command, no jargon ("" uses a generic text).
+	// Person is what the kiosk page shows the visitor in front of it:
+	// plain short English, no command, no jargon, no error text; it is
+	// translated keyed by Code.
 	Person string
+	// Sentinels are errors of the declaring package that mean this
+	// problem although they are not made by Err (their text predates the
+	// Warnable): Of finds the Warnable in any error wrapping one of them.
+	Sentinels []error
 }
 
 var (
 	mu       sync.Mutex
 	registry = map[string]*Warnable{}
+	order    []*Warnable // registration order, which Of searches
 )
 
 // Register adds w to the registry and returns it; a code registered twice
@@ -39,13 +39,14 @@ var (
 func Register(w *Warnable) *Warnable {
 	mu.Lock()
 	defer mu.Unlock()
-	if w.Code == "" || w.Text == "" || w.Fix == "" {
-		panic("health: a Warnable needs Code, Text and Fix")
+	if w.Code == "" || w.Text == "" || w.Fix == "" || w.Person == "" {
+		panic("health: a Warnable needs Code, Text, Fix and Person")
 	}
 	if _, dup := registry[w.Code]; dup {
 		panic("health: Warnable registered twice: " + w.Code)
 	}
 	registry[w.Code] = w
+	order = append(order, w)
 	return w
 }
 
@@ -88,11 +89,24 @@ func (p *Problem) Error() string {
 	return s
 }
 
-// Of returns the problem err wraps, or nil.
+// Of returns the problem err wraps — an error made by Err, or one of a
+// Warnable's Sentinels — or nil.
 func Of(err error) *Warnable {
+	if err == nil {
+		return nil
+	}
 	var p *Problem
 	if errors.As(err, &p) {
 		return p.W
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	for _, w := range order {
+		for _, s := range w.Sentinels {
+			if errors.Is(err, s) {
+				return w
+			}
+		}
 	}
 	return nil
 }
@@ -108,3 +122,21 @@ func FixOf(err error) string {
 
 // String names the problem for logs.
 func (w *Warnable) String() string { return fmt.Sprintf("%s (%s)", w.Text, w.Code) }
+
+// Wrap returns err marked as w: its text stays err's, errors.Is and As
+// see err, and Of finds w. For a failure whose cause is generic (a file
+// that does not exist) but whose meaning the caller knows.
+func (w *Warnable) Wrap(err error) error {
+	if err == nil {
+		return nil
+	}
+	return &marked{err: err, p: &Problem{W: w}}
+}
+
+type marked struct {
+	err error
+	p   *Problem
+}
+
+func (m *marked) Error() string   { return m.err.Error() }
+func (m *marked) Unwrap() []error { return []error{m.err, m.p} }

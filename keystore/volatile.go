@@ -8,8 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-
-	"github.com/agentcall/acbridge/health"
 )
 
 // Mount is the filesystem that holds a path, from /proc/self/mountinfo.
@@ -121,7 +119,7 @@ func unescape(s string) string {
 }
 
 // CheckPersistent refuses a keystore path whose directory does not survive
-// a reboot, with health.KeystoreVolatile's fix. The daemon calls it before
+// a reboot, with WarnVolatile's fix. The daemon calls it before
 // creating the secret; doctor and accept before trusting one.
 func CheckPersistent(path, mountinfo string) error {
 	m, err := MountOf(filepath.Dir(path), mountinfo)
@@ -129,7 +127,7 @@ func CheckPersistent(path, mountinfo string) error {
 		return err
 	}
 	if m.Volatile() {
-		return fmt.Errorf("%w (%s is on a %s mount)", health.KeystoreVolatile.Err("keystore"), m.Point, m.FSType)
+		return fmt.Errorf("%w (%s is on a %s mount)", WarnVolatile.Err("keystore"), m.Point, m.FSType)
 	}
 	return nil
 }

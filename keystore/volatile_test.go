@@ -31,7 +31,7 @@ func TestMountOfParsesMountinfo(t *testing.T) {
 	if err != nil || m.FSType != "overlay" || !m.Volatile() {
 		t.Errorf("overlay root: %+v, %v", m, err)
 	}
-	if err := CheckPersistent("/nonexistent-acbridge/keystore.json", mi); health.Of(err) != health.KeystoreVolatile || !strings.Contains(err.Error(), "keystore.path") {
+	if err := CheckPersistent("/nonexistent-acbridge/keystore.json", mi); health.Of(err) != WarnVolatile || !strings.Contains(err.Error(), "keystore.path") {
 		t.Errorf("CheckPersistent on an overlay root = %v", err)
 	}
 	if p, ok := parseMountinfo(strings.Split(piOverlay, "\n")[3]); !ok || p.Point != "/srv/acbridge state" || p.FSType != "ext4" {
@@ -83,7 +83,7 @@ func TestVolatileMountsInNamespace(t *testing.T) {
 
 func report(t *testing.T, kind, path string) {
 	err := CheckPersistent(path, "")
-	if health.Of(err) != health.KeystoreVolatile {
+	if health.Of(err) != WarnVolatile {
 		t.Errorf("%s: CheckPersistent(%s) = %v, want the volatile keystore problem", kind, path, err)
 		return
 	}

@@ -4,8 +4,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/agentcall/acbridge/health"
 	"github.com/agentcall/acbridge/kiosk/kiosktest"
+	"github.com/agentcall/acbridge/nfc"
 	"github.com/agentcall/acbridge/notice"
 	"github.com/agentcall/acbridge/protocol"
 	"github.com/chromedp/chromedp"
@@ -64,8 +64,8 @@ func TestBrowserListening(t *testing.T) {
 // the health registry's words, not the operator's command.
 func TestProblemSaidForAPerson(t *testing.T) {
 	s := startKiosk(t, nil)
-	s.Display(notice.Notice{Kind: notice.Disarmed, Control: "scan", Code: health.PCSCD.Code,
-		Text: "scan: " + health.PCSCD.Err("nfc").Error()})
+	s.Display(notice.Notice{Kind: notice.Disarmed, Control: "scan", Code: nfc.WarnPCSCD.Code,
+		Text: "scan: " + nfc.WarnPCSCD.Err("nfc").Error()})
 	raw := readState(t, s)
 	if !strings.Contains(raw, "The tag reader is not available. Please tell the staff. (nfc.pcscd)") || strings.Contains(raw, "systemctl") {
 		t.Fatalf("page state:\n%s", raw)

@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"time"
 
-	"github.com/agentcall/acbridge/health"
 	"github.com/agentcall/acbridge/protocol"
 )
 
@@ -123,24 +122,24 @@ type Options struct {
 }
 
 // Sentinel errors. Errors this package returns wrap them; errors.Is works.
-// The operator's problems among them take their words and fixes from
-// package health, which doctor, accept and the kiosk page also use.
+// The operator's problems among them are made from the Warnables in
+// problems.go, whose words doctor, accept and the kiosk page also use.
 var (
 	ErrClosed = errors.New("nfc: reader closed")
 	// ErrNoTag: the armed window ended without a tap.
 	ErrNoTag = errors.New("nfc: no tag was tapped while the reader was armed")
 	// ErrNoService: pcscd is not reachable.
-	ErrNoService = health.PCSCD.Err("nfc")
+	ErrNoService = WarnPCSCD.Err("nfc")
 	// ErrAccessDenied: pcscd refused this user (polkit).
-	ErrAccessDenied = health.Polkit.Err("nfc")
+	ErrAccessDenied = WarnPolkit.Err("nfc")
 	// ErrNoReader: pcscd runs but no (matching) reader is connected.
-	ErrNoReader = health.NoReader.Err("nfc")
+	ErrNoReader = WarnNoReader.Err("nfc")
 	// ErrKernelDriver: the kernel NFC stack holds the reader.
-	ErrKernelDriver = health.KernelDriver.Err("nfc")
+	ErrKernelDriver = WarnKernelDriver.Err("nfc")
 	// ErrGetDataUnsupported: the reader answered GET DATA with 6A81/6D00.
-	ErrGetDataUnsupported = health.GetData.Err("nfc")
+	ErrGetDataUnsupported = WarnGetData.Err("nfc")
 	// ErrTagLost: the tag left the field before its UID was read.
-	ErrTagLost = health.TagLost.Err("nfc")
+	ErrTagLost = WarnTagLost.Err("nfc")
 	// ErrBadTag: the tag's answer was malformed; see *TagError.
 	ErrBadTag = errors.New("nfc: malformed tag answer")
 )

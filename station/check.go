@@ -5,7 +5,6 @@ import (
 	"strings"
 	"unicode"
 
-	"github.com/agentcall/acbridge/button/evdev"
 	"github.com/agentcall/acbridge/button/gpio"
 	"github.com/agentcall/acbridge/camera"
 	"github.com/agentcall/acbridge/config"
@@ -17,7 +16,8 @@ import (
 const maxDeviceName = 256
 
 // Check validates what config.Validate cannot without knowing the device
-// packages: evdev key names, gpio biases, the syntax of device names and
+// packages: the reader driver and its keys (the driver table's checks),
+// evdev key names, gpio biases, the syntax of device names and
 // combinations of devices that can never work. It opens nothing; only a
 // GPIO chip named by label or "header" makes it read the chips' labels. The
 // problems are reported all at once, each naming its key, as
@@ -52,28 +52,18 @@ func check(cfg *config.Config, chips gpio.ChipLister) error {
 	chipName(add, "led.chip", cfg.LED.Chip)
 	for i, b := range cfg.Buttons {
 		key := fmt.Sprintf("button[%d]", i)
-		switch b.Source {
-		case "gpio":
-			if _, err := gpio.ParseBias(b.Bias); err != nil {
-				add("%s.bias: %v", key, strings.TrimPrefix(err.Error(), "button/gpio: "))
-			}
-			name(key+".chip", b.Chip, false)
-			chipName(add, key+".chip", b.Chip)
-			if cfg.LED.Chip != "" && gpio.SameChip(cfg.LED.Chip, b.Chip, chips) && cfg.LED.Line == b.Line {
-				add("%s uses GPIO line %d of %s, which the LED drives: a line is either an input or an output; wire the button or the LED to another line", key, b.Line, clip(b.Chip))
-			}
-		case "evdev":
-			if _, err := evdev.ParseKey(b.Key); err != nil {
-				add("%s.key: %v", key, strings.TrimPrefix(err.Error(), "button/evdev: "))
-			}
-			name(key+".device", b.Device, true)
-			name(key+".name", b.Name, false)
+		if src, ok := lookupButtonSource(b.Source); ok && src.Check != nil {
+			src.Check(cfg, i, checker{add: add, name: name, chips: chips})
 		}
 		if b.Source != "gpio" && b.Bias != "" {
 			add("%s.bias applies only to gpio buttons; remove it", key)
 		}
 	}
-	checkRC522(cfg, add, chips)
+	if d, ok := LookupReaderDriver(cfg.NFC.Driver); !ok {
+		add("nfc.driver: unknown driver %q (%s)", clip(cfg.NFC.Driver), strings.Join(ReaderDriverNames(), ", "))
+	} else if d.Check != nil {
+		d.Check(cfg, add, chips)
+	}
 	if len(p) > 0 {
 		return p
 	}

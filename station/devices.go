@@ -35,15 +35,15 @@ func (d Device) MarshalJSON() ([]byte, error) {
 // Sections are the kinds of hardware a configuration can name, in listing
 // order.
 func Sections() []Section {
-	return []Section{
-		{Name: "nfc", Title: "NFC readers (PC/SC)", List: listNFCReaders},
-		{Name: "keyboardReaders", Title: "Keyboard-class input devices (nfc.device, nfc.driver = \"keyboard\")", List: listKeyboardReaders},
-		{Name: "serialPorts", Title: "Serial ports (nfc.device, nfc.driver = \"pn532\")", List: listSerialPorts},
-		{Name: "spiPorts", Title: "SPI ports (nfc.spi_device, nfc.driver = \"rc522\")", List: listSPIPorts},
+	var out []Section
+	for _, d := range readerDrivers {
+		out = append(out, d.List)
+	}
+	return append(out, []Section{
 		{Name: "cameras", Title: "Cameras (camera.device)", List: listCameras},
 		{Name: "microphones", Title: "Microphones (audio.microphone)", List: listMicrophones},
 		{Name: "speakers", Title: "Speakers (audio.speaker)", List: listSpeakers},
-	}
+	}...)
 }
 
 func listNFCReaders(ctx context.Context) ([]Device, error) {

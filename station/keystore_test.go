@@ -13,6 +13,7 @@ import (
 	"github.com/agentcall/acbridge/config"
 	"github.com/agentcall/acbridge/health"
 	"github.com/agentcall/acbridge/internal/testutil/needs"
+	"github.com/agentcall/acbridge/keystore"
 )
 
 // The daemon refuses to create the device secret on a real tmpfs (in a
@@ -28,7 +29,7 @@ func TestKeystoreOnTmpfs(t *testing.T) {
 	var logb bytes.Buffer
 	log := slog.New(slog.NewTextHandler(&logb, nil))
 	_, err := openKeystore(cfg, log)
-	if health.Of(err) != health.KeystoreVolatile {
+	if health.Of(err) != keystore.WarnVolatile {
 		t.Fatalf("openKeystore on a tmpfs = %v, want the volatile keystore problem", err)
 	}
 	if _, serr := os.Stat(cfg.Keystore.Path); !errors.Is(serr, os.ErrNotExist) {

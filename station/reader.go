@@ -5,14 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"slices"
 	"strings"
 	"time"
 
 	"github.com/agentcall/acbridge/config"
 	"github.com/agentcall/acbridge/nfc"
 	"github.com/agentcall/acbridge/nfc/keyboard"
-	"github.com/agentcall/acbridge/nfc/poll"
 )
 
 // Reader is an NFC reader handle, PC/SC, keyboard-style or a polled chip;
@@ -99,25 +97,23 @@ type NFCOptions struct {
 	OnState func(nfc.Status)
 	// Debounce is the PC/SC status debounce (nfc.Options.Debounce).
 	Debounce time.Duration
+	// RC522 replaces the options the rc522 driver opens its board with
+	// (a simulated board); nil: the configured one.
+	RC522 *RC522Board
 }
 
-// StartNFC opens the reader c's driver names — PC/SC, a keyboard-style
-// reader, or a polled chip (PN532, RC522) — and runs it until ctx ends or
-// Close: the daemon and `acbridge scan` open readers only through it.
+// StartNFC opens the reader c's driver names (the reader driver table)
+// and runs it until ctx ends or Close: the daemon, `acbridge scan` and
+// `acbridge accept` open readers only through it.
 func StartNFC(ctx context.Context, c config.NFC, o NFCOptions) (*Reader, error) {
-	log := o.Logger
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
 	}
-	open, name, polled := Polled(c, log)
-	switch {
-	case c.Driver == "keyboard":
-		return StartKeyboard(&keyboard.Options{Path: c.Device, Aliaser: o.Aliaser, Scope: o.Scope, Logger: log, OnState: o.OnState})
-	case polled:
-		return StartPolled(ctx, &poll.Options{Open: open, Name: name, Aliaser: o.Aliaser, Scope: o.Scope, Logger: log, OnState: o.OnState}, log)
+	d, ok := LookupReaderDriver(c.Driver)
+	if !ok {
+		return nil, fmt.Errorf("nfc.driver: unknown driver %q (%s)", clip(c.Driver), strings.Join(ReaderDriverNames(), ", "))
 	}
-	return StartReader(ctx, &nfc.Options{Reader: c.Reader, Buzzer: c.Buzzer, Aliaser: o.Aliaser, Scope: o.Scope, Logger: log,
-		OnState: o.OnState, Debounce: o.Debounce}, log)
+	return d.Open(ctx, c, o)
 }
 
 // NFCFromFlags is the [nfc] table a technician's flags stand for (`acbridge
@@ -133,17 +129,23 @@ func NFCFromFlags(driver, device, reader string) (config.NFC, error) {
 		}
 	}
 	n := config.Defaults().NFC
-	n.Driver, n.Device, n.Reader = driver, device, reader
-	if driver == "rc522" {
-		n.SPIDevice, n.Device = device, ""
-	}
+	n.Driver, n.Reader = driver, reader
+	d, ok := LookupReaderDriver(driver)
 	switch {
-	case !slices.Contains(config.NFCDrivers, driver):
-		return n, fmt.Errorf("--driver %.32q: unknown driver (%s)", driver, strings.Join(config.NFCDrivers, ", "))
-	case driver != "pcsc" && device == "":
+	case !ok:
+		return n, fmt.Errorf("--driver %.32q: unknown driver (%s)", driver, strings.Join(ReaderDriverNames(), ", "))
+	case d.Device == nil && device != "":
+		var with []string
+		for _, d := range readerDrivers {
+			if d.Device != nil {
+				with = append(with, d.Name)
+			}
+		}
+		return n, fmt.Errorf("--device is for --driver %s; a %s reader is chosen with --reader", strings.Join(with, ", "), driver)
+	case d.Device != nil && device == "":
 		return n, fmt.Errorf("--driver %s needs --device (`acbridge devices` lists the candidates)", driver)
-	case driver == "pcsc" && device != "":
-		return n, errors.New("--device is for --driver keyboard, pn532 or rc522; a PC/SC reader is chosen with --reader")
+	case d.Device != nil:
+		*d.Device(&n) = device
 	}
 	return n, nil
 }

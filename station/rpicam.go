@@ -73,3 +73,7 @@ func listRPiCameras(ctx context.Context) ([]Device, error) {
 }
 
 func sizeText(w, h int) string { return fmt.Sprintf("%dx%d", w, h) }
+
+// RPiCamTools are the programs a ribbon camera (camera.device "rpicam:N")
+// needs: the capture and the listing tool.
+func RPiCamTools() []string { return []string{rpicam.Tool, camera.RPiListTool} }

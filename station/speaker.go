@@ -5,6 +5,9 @@ import (
 	"sync"
 
 	"github.com/agentcall/acbridge/audio"
+	"github.com/agentcall/acbridge/config"
+
+	"github.com/pion/mediadevices/pkg/driver"
 )
 
 // Speaker is the speaker device, opened when the agent's first audio
@@ -51,4 +54,17 @@ func (l *Speaker) Close() error {
 		return err
 	}
 	return nil
+}
+
+// OpenSpeakerNow opens the speaker c names at once, at full volume and
+// without echo cancelling: for `acbridge accept`, which plays a tone on it.
+func OpenSpeakerNow(c config.Audio, log *slog.Logger) (*audio.Speaker, error) {
+	return audio.OpenSpeaker(&audio.SpeakerOptions{Device: c.Speaker, Logger: log})
+}
+
+// OpenMicrophoneNow opens the microphone c names at once (Open's is
+// resolved lazily), from drv when not nil (a simulated room): for
+// `acbridge accept`, which measures it.
+func OpenMicrophoneNow(c config.Audio, drv driver.Driver, log *slog.Logger) (*audio.Mic, error) {
+	return audio.NewMic(&audio.MicOptions{Device: c.Microphone, Driver: drv, Logger: log})
 }

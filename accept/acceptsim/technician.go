@@ -10,8 +10,6 @@ import (
 
 	"github.com/agentcall/acbridge/accept"
 	"github.com/agentcall/acbridge/audio"
-	"github.com/agentcall/acbridge/button/evdev"
-	"github.com/agentcall/acbridge/nfc/vpcd"
 	"github.com/agentcall/acbridge/station/sim"
 )
 
@@ -74,7 +72,7 @@ func (m *simTech) act(ctx context.Context, p accept.Prompt) error {
 	case accept.ActTap:
 		return m.place(ctx, m.s.o.Tags[p.Tag-1])
 	case accept.ActTapPhone:
-		return m.place(ctx, vpcd.RandomUID())
+		return m.place(ctx, sim.RandomUID())
 	case accept.ActRemove:
 		if err := m.lift(ctx); err != nil {
 			return err
@@ -98,36 +96,14 @@ func (m *simTech) lift(ctx context.Context) error { return m.s.Lift(ctx) }
 // bouncing contact sends them: the contact chatters for a few
 // milliseconds on the way down and on the way up.
 func (m *simTech) press(ctx context.Context, step, control string) error {
-	var code uint16
-	for _, k := range sim.Keys {
-		if k.Control == control {
-			c, err := evdev.ParseKey(k.Key)
-			if err != nil {
-				return err
-			}
-			code = c
-		}
-	}
-	if code == 0 {
-		return fmt.Errorf("no simulated key for control %q", control)
-	}
-	// Each edge's chatter goes out in one write, as a keypad's controller
-	// reports it within a scan: microseconds apart, well inside any
-	// debounce, however loaded the machine running the simulation is.
-	down := func(b []byte, at time.Time) []byte {
-		b = evdev.AppendKey(b, at, code, true)
-		b = evdev.AppendKey(b, at, code, false)
-		return evdev.AppendKey(b, at, code, true)
-	}
-	up := func(b []byte, at time.Time) []byte {
-		b = evdev.AppendKey(b, at, code, false)
-		b = evdev.AppendKey(b, at, code, true)
-		return evdev.AppendKey(b, at, code, false)
+	down, err := sim.KeyEdge(control, true, time.Now())
+	if err != nil {
+		return err
 	}
 	m.mu.Lock()
 	m.acted[step] = time.Now()
 	m.mu.Unlock()
-	if err := writeAll(m.s.Keypad, down(nil, time.Now())); err != nil {
+	if err := writeAll(m.s.Keypad, down); err != nil {
 		return err
 	}
 	select {
@@ -135,7 +111,11 @@ func (m *simTech) press(ctx context.Context, step, control string) error {
 		return ctx.Err()
 	case <-time.After(80 * time.Millisecond):
 	}
-	return writeAll(m.s.Keypad, up(nil, time.Now()))
+	up, err := sim.KeyEdge(control, false, time.Now())
+	if err != nil {
+		return err
+	}
+	return writeAll(m.s.Keypad, up)
 }
 
 func writeAll(f io.Writer, b []byte) error {

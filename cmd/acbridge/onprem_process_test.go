@@ -12,8 +12,8 @@ import (
 	"time"
 
 	"github.com/agentcall/acbridge/bridge/bridgetest"
+	"github.com/agentcall/acbridge/client"
 	"github.com/agentcall/acbridge/client/clienttest"
-	"github.com/agentcall/acbridge/health"
 	"github.com/agentcall/acbridge/internal/testutil/needs"
 )
 
@@ -188,7 +188,7 @@ func TestRunDaemonOnPremisesAgent(t *testing.T) {
 
 	t.Run("refused by default", func(t *testing.T) {
 		d, status := startOnPremDaemon(t, ip, ns, rtcURL, caKey)
-		person := health.AgentNetwork.Person
+		person := client.WarnNetwork.Person
 		d.wait(d.out, person, 1)
 		statusRe := regexp.MustCompile(`(?m)^STATUS=not connected: .*` + regexp.QuoteMeta(onPremAddr) + ` is a private address.*agent\.allow_networks.*$`)
 		var line string
@@ -249,12 +249,12 @@ func TestRunDaemonOnPremisesAgent(t *testing.T) {
 
 	t.Run("private CA not given", func(t *testing.T) {
 		d, status := startOnPremDaemon(t, ip, ns, wsURL, allow)
-		d.wait(d.out, health.AgentCertAuthority.Person, 1)
+		d.wait(d.out, client.WarnCertAuthority.Person, 1)
 		waitStatus(t, status, "x509: certificate signed by unknown authority; if the agent's certificate comes from a private CA, give that CA's certificate (PEM) in agent.ca_file")
 	})
 	t.Run("certificate for another name", func(t *testing.T) {
 		d, status := startOnPremDaemon(t, ip, ns, strings.Replace(wsURL, onPremName, otherName, 1), caKey, allow)
-		d.wait(d.out, health.AgentCertName.Person, 1)
+		d.wait(d.out, client.WarnCertName.Person, 1)
 		waitStatus(t, status, "x509: certificate is valid for "+onPremName+", not "+otherName+"; set agent.url to a name or address the agent's certificate lists")
 	})
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/agentcall/acbridge/health"
 	"github.com/agentcall/acbridge/internal/testutil/needs"
+	"github.com/agentcall/acbridge/keystore"
 )
 
 // Init on a real tmpfs (private mount namespace) creates the keystore the
@@ -20,7 +21,7 @@ func TestInitWarnsOnTmpfs(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Init on a tmpfs: %v", err)
 	}
-	if health.Of(warning) != health.KeystoreVolatile || !strings.HasPrefix(s.Fingerprint(), "ks1-") {
+	if health.Of(warning) != keystore.WarnVolatile || !strings.HasPrefix(s.Fingerprint(), "ks1-") {
 		t.Fatalf("Init on a tmpfs: warning %v, fingerprint %s", warning, s.Fingerprint())
 	}
 	t.Logf("warned: %v", warning)

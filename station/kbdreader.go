@@ -1,4 +1,4 @@
-package accept
+package station
 
 import (
 	"os"
@@ -19,7 +19,7 @@ var kbdReaderIDs = map[string]bool{
 // a keyboard that only has digit keys cannot be told apart from sysfs
 // without opening it. "" when there is none.
 func kbdReaderNote(sysClassInput, driver string) string {
-	if driver == "keyboard" {
+	if driver == keyboardDriver {
 		return ""
 	}
 	events, _ := filepath.Glob(filepath.Join(sysClassInput, "event*"))
@@ -27,9 +27,12 @@ func kbdReaderNote(sysClassInput, driver string) string {
 		dev := filepath.Join(ev, "device")
 		name := strings.TrimSpace(readSmall(filepath.Join(dev, "name")))
 		id := strings.ToLower(strings.TrimSpace(readSmall(filepath.Join(dev, "id/vendor"))) + ":" + strings.TrimSpace(readSmall(filepath.Join(dev, "id/product"))))
+		if r := []rune(name); len(r) > 64 {
+			name = string(r[:64]) + "…"
+		}
 		lower := strings.ToLower(name)
 		if kbdReaderIDs[id] || strings.Contains(lower, "rfid") || strings.Contains(lower, "reader") {
-			return "input device " + filepath.Base(ev) + " (" + clip(name, 64) + ", " + id + ") looks like an RFID reader that types tag UIDs " +
+			return "input device " + filepath.Base(ev) + " (" + name + ", " + id + ") looks like an RFID reader that types tag UIDs " +
 				"into the focused window; configure it ([nfc] driver = \"keyboard\", device = its /dev/input/by-id link) so that acbridge grabs it, or unplug it"
 		}
 	}
