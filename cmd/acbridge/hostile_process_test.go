@@ -82,13 +82,11 @@ func agentTypes(ag *hostileagent.Agent) func(context.Context, func(string) bool)
 // waitConnected waits up to d for the daemon's latest connection notice to
 // say it is connected.
 func waitConnected(p *daemonProc, d time.Duration) bool {
-	for deadline := time.Now().Add(d); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
-		out := p.out.String()
-		if strings.LastIndex(out, "[connected to ") > strings.LastIndex(out, "[not connected") {
-			return true
-		}
-	}
-	return false
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	defer cancel()
+	return p.out.WaitText(ctx, func(out string) bool {
+		return strings.LastIndex(out, "[connected to ") > strings.LastIndex(out, "[not connected")
+	}) == nil
 }
 
 // Differently cased duplicate keys: nothing hidden behind them reaches the
