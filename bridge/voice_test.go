@@ -88,8 +88,11 @@ func voiceRig(t *testing.T, explicit bool, idle time.Duration, onTurn func(agent
 // waitLight waits until the LED shows want.
 func waitLight(t *testing.T, led *buttontest.Indicator, want button.Light) {
 	t.Helper()
-	for deadline := time.Now().Add(5 * time.Second); led.Light() != want; time.Sleep(10 * time.Millisecond) {
-		if time.Now().After(deadline) {
+	deadline := time.After(5 * time.Second)
+	for led.Light() != want {
+		select {
+		case <-led.Changed():
+		case <-deadline:
 			t.Fatalf("the LED is %v, want %v", led.Light(), want)
 		}
 	}
