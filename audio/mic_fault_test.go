@@ -153,7 +153,7 @@ func (s *stallingDriver) AudioRecord(p prop.Media) (mdaudio.Reader, error) {
 	return mdaudio.ReaderFunc(func() (wave.Audio, func(), error) {
 		reads++
 		if reads == 2 {
-			time.Sleep(s.stall)
+			time.Sleep(s.stall) // synctest's clock: the starved capture goroutine
 		}
 		return r.Read()
 	}), nil

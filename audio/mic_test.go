@@ -183,7 +183,7 @@ func testMicOpenOnlyWhileRunning(t *testing.T) {
 		if err := m.Start(ctx); !errors.Is(err, audio.ErrRunning) {
 			t.Fatalf("second Start: %v, want ErrRunning", err)
 		}
-		time.Sleep(60 * time.Millisecond)
+		time.Sleep(60 * time.Millisecond) // synctest's clock
 		if err := m.Stop(); err != nil {
 			t.Fatal(err)
 		}
@@ -308,7 +308,7 @@ func testMicDrainThenCommit(t *testing.T) {
 		if err := m.Start(ctx); err != nil {
 			t.Fatal(err)
 		}
-		time.Sleep(200 * time.Millisecond)
+		time.Sleep(200 * time.Millisecond) // synctest's clock
 		if err := m.Stop(); err != nil {
 			t.Fatal(err)
 		}
@@ -333,7 +333,7 @@ func testMicQueueDropsOldest(t *testing.T) {
 	if err := m.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(200 * time.Millisecond)
+	time.Sleep(200 * time.Millisecond) // synctest's clock
 	m.Stop()
 	st := m.Stats()
 	if st.Dropped != st.Packets-3 || st.Packets < 5 {
@@ -354,7 +354,7 @@ func testMicQueueDropsOldest(t *testing.T) {
 	if err := m.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(100 * time.Millisecond)
+	time.Sleep(100 * time.Millisecond) // synctest's clock
 	m.Stop()
 	if n := m.Discard(); n != 3 {
 		t.Fatalf("Discard dropped %d packets, want 3", n)

@@ -294,7 +294,7 @@ func TestHostileCloseAtOnce(t *testing.T) {
 	t.Parallel()
 	ag, addr := serveHostile(t, hostileagent.CloseAtOnce)
 	d := startDaemon(t, t.TempDir(), addr)
-	time.Sleep(8 * time.Second)
+	time.Sleep(8 * time.Second) // the daemon process's reconnect rate is what is measured
 	select {
 	case err := <-d.exited:
 		d.exited <- err
