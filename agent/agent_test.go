@@ -242,7 +242,7 @@ func TestMaxSessions(t *testing.T) {
 		if time.Now().After(deadline) {
 			t.Fatalf("slot never released: %v", err)
 		}
-		time.Sleep(10 * time.Millisecond)
+		time.Sleep(10 * time.Millisecond) // the server frees the slot after the peer's TCP close; only a dial tells
 	}
 }
 
@@ -293,7 +293,7 @@ func TestIdleConnectionIsClosed(t *testing.T) {
 	// Activity keeps a connection open past the timeout.
 	d := startSession(t, ta, both...)
 	for range 4 {
-		time.Sleep(100 * time.Millisecond)
+		time.Sleep(100 * time.Millisecond) // activity spaced on the real clock the idle timer of a real socket reads
 		d.scan(ref("a"))
 	}
 }

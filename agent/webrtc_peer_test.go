@@ -42,6 +42,7 @@ type rtcPeer struct {
 	raw    datachannel.ReadWriteCloser
 	opened chan struct{}
 	gone   chan struct{} // the peer connection closed or failed
+	heard  chan struct{} // a token after each packet of the agent's voice
 	once   sync.Once
 	seq    int64
 	turn   int64
@@ -79,7 +80,7 @@ func newPeer(t testing.TB, o peerOptions) (*rtcPeer, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := &rtcPeer{t: t, pc: pc, opened: make(chan struct{}), gone: make(chan struct{})}
+	p := &rtcPeer{t: t, pc: pc, opened: make(chan struct{}), gone: make(chan struct{}), heard: make(chan struct{}, 1)}
 	t.Cleanup(p.close)
 	pc.OnConnectionStateChange(func(s webrtc.PeerConnectionState) {
 		if s == webrtc.PeerConnectionStateClosed || s == webrtc.PeerConnectionStateFailed || s == webrtc.PeerConnectionStateDisconnected {
@@ -230,6 +231,10 @@ func (p *rtcPeer) listen(tr *webrtc.TrackRemote) {
 			p.received = append(p.received, pcm...)
 		}
 		p.mu.Unlock()
+		select {
+		case p.heard <- struct{}{}:
+		default:
+		}
 	}
 }
 
@@ -237,6 +242,19 @@ func (p *rtcPeer) voice() (int, []int16) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.packets, append([]int16(nil), p.received...)
+}
+
+// waitVoice waits until n packets of the agent's voice arrived, or
+// ioTimeout passed.
+func (p *rtcPeer) waitVoice(n int) {
+	deadline := time.After(ioTimeout)
+	for got, _ := p.voice(); got < n; got, _ = p.voice() {
+		select {
+		case <-p.heard:
+		case <-deadline:
+			return
+		}
+	}
 }
 
 func (p *rtcPeer) write(b []byte, text bool) {

@@ -225,7 +225,14 @@ func TestWebRTCFrameRulesAgent(t *testing.T) {
 func TestWebRTCAudioTurns(t *testing.T) {
 	var mu sync.Mutex
 	var turns []AudioTurn
-	ta := startRTC(t, &Options{OnAudioTurn: func(at AudioTurn) { mu.Lock(); turns = append(turns, at); mu.Unlock() }})
+	inTurn := make(chan int64, 64) // the turn of each client packet
+	ta := startRTC(t, &Options{OnAudioTurn: func(at AudioTurn) { mu.Lock(); turns = append(turns, at); mu.Unlock() },
+		OnAudioPacket: func(turn int64) {
+			select {
+			case inTurn <- turn:
+			default:
+			}
+		}})
 	p := connect(t, ta, peerOptions{})
 	p.start(true)
 	ctx := context.Background()
@@ -245,9 +252,18 @@ func TestWebRTCAudioTurns(t *testing.T) {
 		t.Fatal(err)
 	}
 	p.speak(ctx, speech)
-	// An exact count below: give a loaded machine's RTP reader time to
-	// catch up, beyond the agent's own settling.
-	time.Sleep(100 * time.Millisecond)
+	// An exact count below: the commit goes once the agent's RTP reader
+	// has taken all 25 packets.
+	for got := 0; got < 25; {
+		select {
+		case turn := <-inTurn:
+			if turn == 1 {
+				got++
+			}
+		case <-time.After(ioTimeout):
+			t.Fatalf("the agent heard %d of 25 packets", got)
+		}
+	}
 	p.send(&protocol.ClientMessage{Type: protocol.TypeAudioTurnCommit, Turn: 1})
 	evs := p.expect(protocol.EventRunStarted, protocol.EventTextDelta, protocol.EventRunCompleted)
 	check(t, evs[1].Event.Text, "Heard 25 packets.")
@@ -258,10 +274,7 @@ func TestWebRTCAudioTurns(t *testing.T) {
 		t.Fatalf("agent's turn %+v", at)
 	}
 	// The reply voice: 600 ms at 440 Hz, sent before run.completed.
-	deadline := time.Now().Add(ioTimeout)
-	for n, _ := p.voice(); n < 30 && time.Now().Before(deadline); n, _ = p.voice() {
-		time.Sleep(10 * time.Millisecond)
-	}
+	p.waitVoice(30)
 	n, pcm := p.voice()
 	if n != 30 || len(pcm) != 30*audio.FrameSamples || math.Abs(audio.DominantFrequency(pcm, audio.SampleRate)-audio.DefaultVoicePitch) > 3 {
 		t.Fatalf("reply: %d packets, %d samples", n, len(pcm))
@@ -287,13 +300,15 @@ func TestWebRTCCancelStopsReply(t *testing.T) {
 	p.send(&protocol.ClientMessage{Type: protocol.TypeAudioTurnStart, Turn: 1})
 	p.send(&protocol.ClientMessage{Type: protocol.TypeAudioTurnCommit, Turn: 1})
 	check(t, p.expect(protocol.EventRunStarted, protocol.EventTextDelta)[1].Event.Text, "Heard 0 packets.")
-	time.Sleep(200 * time.Millisecond)
+	p.waitVoice(10) // 200 ms of the reply
 	start := time.Now()
 	p.send(&protocol.ClientMessage{Type: protocol.TypeResponseCancel})
 	p.expect(protocol.EventRunCompleted)
 	if d := time.Since(start); d > time.Second {
 		t.Fatalf("run.completed %v after the cancel", d)
 	}
+	// A window for packets wrongly sent after the cancel: no event marks
+	// their absence.
 	time.Sleep(200 * time.Millisecond)
 	if n, _ := p.voice(); n == 0 || n > 50 {
 		t.Fatalf("%d reply packets after a cancel 200 ms in; the whole reply is 250", n)

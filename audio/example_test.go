@@ -45,7 +45,7 @@ func ExampleMic() {
 		fmt.Println(err)
 		return
 	}
-	time.Sleep(200 * time.Millisecond)
+	time.Sleep(200 * time.Millisecond) // the person speaks (an example, paced by the device)
 	// Release: stop the microphone first, let the last packet out, then
 	// send audio.turn.commit.
 	if err := mic.Stop(); err != nil {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/agentcall/acbridge/audio"
@@ -78,7 +79,9 @@ func (f *faultyMic) AudioRecord(p prop.Media) (mdaudio.Reader, error) {
 	}), nil
 }
 
-func TestMicStopsHungDevice(t *testing.T) {
+func TestMicStopsHungDevice(t *testing.T) { synctest.Test(t, testMicStopsHungDevice) }
+
+func testMicStopsHungDevice(t *testing.T) {
 	dev := &faultyMic{frames: 3}
 	m, err := audio.NewMic(&audio.MicOptions{Driver: dev})
 	if err != nil {
@@ -88,7 +91,7 @@ func TestMicStopsHungDevice(t *testing.T) {
 	if err := m.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(50 * time.Millisecond) // the three frames, then the hang
+	synctest.Wait() // the three frames, then the hang
 	start := time.Now()
 	err = m.Stop()
 	t.Logf("Stop took %v: %v", time.Since(start), err)
@@ -103,7 +106,9 @@ func TestMicStopsHungDevice(t *testing.T) {
 	}
 }
 
-func TestMicReportsDeviceFailure(t *testing.T) {
+func TestMicReportsDeviceFailure(t *testing.T) { synctest.Test(t, testMicReportsDeviceFailure) }
+
+func testMicReportsDeviceFailure(t *testing.T) {
 	boom := errors.New("EIO")
 	dev := &faultyMic{frames: 2, fail: boom}
 	m, err := audio.NewMic(&audio.MicOptions{Driver: dev})
@@ -114,10 +119,7 @@ func TestMicReportsDeviceFailure(t *testing.T) {
 	if err := m.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(5 * time.Second)
-	for m.Running() && time.Now().Before(deadline) {
-		time.Sleep(5 * time.Millisecond)
-	}
+	synctest.Wait() // the run ended on the failure
 	if dev.isOpen() {
 		t.Fatal("failed device left open")
 	}
@@ -151,14 +153,16 @@ func (s *stallingDriver) AudioRecord(p prop.Media) (mdaudio.Reader, error) {
 	return mdaudio.ReaderFunc(func() (wave.Audio, func(), error) {
 		reads++
 		if reads == 2 {
-			time.Sleep(s.stall)
+			time.Sleep(s.stall) // synctest's clock: the starved capture goroutine
 		}
 		return r.Read()
 	}), nil
 }
 
 // A capture that fell behind still delivers the audio recorded up to Stop.
-func TestMicStopCatchesUp(t *testing.T) {
+func TestMicStopCatchesUp(t *testing.T) { synctest.Test(t, testMicStopCatchesUp) }
+
+func testMicStopCatchesUp(t *testing.T) {
 	d, err := audiotest.TestDriver()
 	if err != nil {
 		t.Fatal(err)

@@ -6,6 +6,7 @@ import (
 	"math"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/agentcall/acbridge/audio"
@@ -151,7 +152,9 @@ func TestMicTestToneOneSecond(t *testing.T) {
 	}
 }
 
-func TestMicOpenOnlyWhileRunning(t *testing.T) {
+func TestMicOpenOnlyWhileRunning(t *testing.T) { synctest.Test(t, testMicOpenOnlyWhileRunning) }
+
+func testMicOpenOnlyWhileRunning(t *testing.T) {
 	m, cd := countingMic(t, audio.MicOptions{})
 	ctx := context.Background()
 	check := func(step string, opens, closes int, open bool) {
@@ -180,7 +183,7 @@ func TestMicOpenOnlyWhileRunning(t *testing.T) {
 		if err := m.Start(ctx); !errors.Is(err, audio.ErrRunning) {
 			t.Fatalf("second Start: %v, want ErrRunning", err)
 		}
-		time.Sleep(60 * time.Millisecond)
+		time.Sleep(60 * time.Millisecond) // synctest's clock
 		if err := m.Stop(); err != nil {
 			t.Fatal(err)
 		}
@@ -199,17 +202,16 @@ func TestMicOpenOnlyWhileRunning(t *testing.T) {
 	check("Start after Close", 3, 3, false)
 }
 
-func TestMicContextEndsRun(t *testing.T) {
+func TestMicContextEndsRun(t *testing.T) { synctest.Test(t, testMicContextEndsRun) }
+
+func testMicContextEndsRun(t *testing.T) {
 	m, cd := countingMic(t, audio.MicOptions{})
 	ctx, cancel := context.WithCancel(context.Background())
 	if err := m.Start(ctx); err != nil {
 		t.Fatal(err)
 	}
 	cancel()
-	deadline := time.Now().Add(5 * time.Second)
-	for m.Running() && time.Now().Before(deadline) {
-		time.Sleep(5 * time.Millisecond)
-	}
+	synctest.Wait() // the run saw its context end
 	if _, closes, open := cd.Counts(); open || closes != 1 {
 		t.Fatalf("after the run's context ended: closes %d, open %v", closes, open)
 	}
@@ -219,7 +221,9 @@ func TestMicContextEndsRun(t *testing.T) {
 	m.Stop()
 }
 
-func TestMicCloseUnblocksReader(t *testing.T) {
+func TestMicCloseUnblocksReader(t *testing.T) { synctest.Test(t, testMicCloseUnblocksReader) }
+
+func testMicCloseUnblocksReader(t *testing.T) {
 	for _, running := range []bool{false, true} {
 		m, cd := countingMic(t, audio.MicOptions{})
 		if running {
@@ -238,7 +242,7 @@ func TestMicCloseUnblocksReader(t *testing.T) {
 				}
 			}()
 		}
-		time.Sleep(50 * time.Millisecond)
+		synctest.Wait() // both readers blocked
 		if err := m.Close(); err != nil {
 			t.Fatal(err)
 		}
@@ -278,7 +282,9 @@ func TestMicReadPacketContext(t *testing.T) {
 
 // Drain returns only once the reader has taken every packet of the
 // stopped run and come back for more: the point to commit a turn.
-func TestMicDrainThenCommit(t *testing.T) {
+func TestMicDrainThenCommit(t *testing.T) { synctest.Test(t, testMicDrainThenCommit) }
+
+func testMicDrainThenCommit(t *testing.T) {
 	m, _ := countingMic(t, audio.MicOptions{})
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
@@ -302,7 +308,7 @@ func TestMicDrainThenCommit(t *testing.T) {
 		if err := m.Start(ctx); err != nil {
 			t.Fatal(err)
 		}
-		time.Sleep(200 * time.Millisecond)
+		time.Sleep(200 * time.Millisecond) // synctest's clock
 		if err := m.Stop(); err != nil {
 			t.Fatal(err)
 		}
@@ -320,12 +326,14 @@ func TestMicDrainThenCommit(t *testing.T) {
 	wg.Wait()
 }
 
-func TestMicQueueDropsOldest(t *testing.T) {
+func TestMicQueueDropsOldest(t *testing.T) { synctest.Test(t, testMicQueueDropsOldest) }
+
+func testMicQueueDropsOldest(t *testing.T) {
 	m, _ := countingMic(t, audio.MicOptions{Queue: 3})
 	if err := m.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(200 * time.Millisecond)
+	time.Sleep(200 * time.Millisecond) // synctest's clock
 	m.Stop()
 	st := m.Stats()
 	if st.Dropped != st.Packets-3 || st.Packets < 5 {
@@ -346,7 +354,7 @@ func TestMicQueueDropsOldest(t *testing.T) {
 	if err := m.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(100 * time.Millisecond)
+	time.Sleep(100 * time.Millisecond) // synctest's clock
 	m.Stop()
 	if n := m.Discard(); n != 3 {
 		t.Fatalf("Discard dropped %d packets, want 3", n)

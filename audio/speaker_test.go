@@ -57,6 +57,9 @@ func TestSpeakerCloseUnblocksWrite(t *testing.T) {
 	s := openNullSpeaker(t, 20*time.Millisecond)
 	errc := make(chan error, 1)
 	go func() { errc <- s.Write(make([]int16, 10*audio.SampleRate)) }()
+	// miniaudio's device thread drains the buffer in real time: give it
+	// time to fill, so that Write is blocked (an early Close is ErrClosed
+	// too, so this only makes the test sharper).
 	time.Sleep(100 * time.Millisecond)
 	s.Close()
 	select {

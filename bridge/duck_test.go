@@ -11,6 +11,7 @@ import (
 
 func waitDucked(t *testing.T, v *audio.Volume, want bool) {
 	t.Helper()
+	// Polls: the Volume signals no change (only the bridge's speaker reads it).
 	for deadline := time.Now().Add(5 * time.Second); v.Ducked() != want; time.Sleep(10 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatalf("the speaker's ducking is %v, want %v", v.Ducked(), want)

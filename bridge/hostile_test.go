@@ -219,7 +219,7 @@ func TestDroppingAgentIsNotRedialledEachSecond(t *testing.T) {
 	waitNotice(t, r.out, "the session's end, in plain words", func(n notice.Notice) bool {
 		return n.Kind == notice.Disconnected && strings.HasPrefix(n.Text, "the agent closed the connection")
 	}, 1)
-	time.Sleep(12 * time.Second)
+	time.Sleep(12 * time.Second) // the reconnect rate over real connections is what is measured
 	n := r.agent.Connections()
 	t.Logf("connections in 12 s at 1/10 scale (= 2 min at the real defaults): %d", n)
 	if n > 10 {

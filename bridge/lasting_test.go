@@ -52,7 +52,7 @@ func TestLastingRefusalToldOnceAndRetriedAtTheCeiling(t *testing.T) {
 		if n := lookups.Load(); n < 2 || n > 4 {
 			t.Errorf("%d attempts in 90 s, want 2 to 4 (one every 30–60 s)", n)
 		}
-		time.Sleep(10 * time.Minute)
+		time.Sleep(10 * time.Minute) // synctest's clock
 		synctest.Wait()
 		cancel()
 		<-done

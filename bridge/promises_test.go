@@ -91,7 +91,7 @@ func TestLongCancelDisarmsTheReader(t *testing.T) {
 	}, 1)
 	t.Logf("disarmed %v after the long CANCEL (window 60 s)", time.Since(start).Round(time.Millisecond))
 	r.reader.Tap(canaryUID)
-	time.Sleep(500 * time.Millisecond)
+	time.Sleep(500 * time.Millisecond) // a window for a tag wrongly sent after the CANCEL
 	r.reader.Remove()
 	if c := r.out.CountNotices(kind(notice.Sent)); c != 0 {
 		t.Errorf("a tag was sent after the CANCEL:\n%s", r.out.String())

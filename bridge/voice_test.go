@@ -88,8 +88,11 @@ func voiceRig(t *testing.T, explicit bool, idle time.Duration, onTurn func(agent
 // waitLight waits until the LED shows want.
 func waitLight(t *testing.T, led *buttontest.Indicator, want button.Light) {
 	t.Helper()
-	for deadline := time.Now().Add(5 * time.Second); led.Light() != want; time.Sleep(10 * time.Millisecond) {
-		if time.Now().After(deadline) {
+	deadline := time.After(5 * time.Second)
+	for led.Light() != want {
+		select {
+		case <-led.Changed():
+		case <-deadline:
 			t.Fatalf("the LED is %v, want %v", led.Light(), want)
 		}
 	}
@@ -103,7 +106,7 @@ func waitLight(t *testing.T, led *buttontest.Indicator, want button.Light) {
 func TestEngagementOpensTheMicrophoneOnlyOnAPress(t *testing.T) {
 	r, heard, led := voiceRig(t, false, 1500*time.Millisecond, nil)
 	waitFor(t, r.out, "[press TALK to speak to the agent", 1)
-	time.Sleep(1500 * time.Millisecond)
+	time.Sleep(1500 * time.Millisecond) // a window for a microphone opened without a press
 	if in, beside := heard.counts(); in+beside != 0 || r.mic.Stats().Runs != 0 {
 		t.Fatalf("before any press the agent got %d packets and the microphone ran %d times", in+beside, r.mic.Stats().Runs)
 	}
@@ -125,7 +128,7 @@ func TestEngagementOpensTheMicrophoneOnlyOnAPress(t *testing.T) {
 	}
 	time.Sleep(300 * time.Millisecond) // the last packets in flight
 	_, ended := heard.counts()
-	time.Sleep(time.Second)
+	time.Sleep(time.Second) // a window for packets after the end: no event marks their absence
 	if _, later := heard.counts(); later != ended {
 		t.Fatalf("%d packets reached the agent after the engagement ended", later-ended)
 	}
@@ -149,7 +152,7 @@ func TestEngagementOpensTheMicrophoneOnlyOnAPress(t *testing.T) {
 	// TALK held past a second: the release ends the engagement it opened.
 	r.buttons.Press(button.Talk)
 	waitFor(t, r.out, "[listening: speak to the agent", 4)
-	time.Sleep(1200 * time.Millisecond)
+	time.Sleep(1200 * time.Millisecond) // TALK held past a second: the scenario, on the real clock
 	if !r.mic.Running() {
 		t.Fatal("the microphone stopped while TALK was held")
 	}
@@ -190,9 +193,9 @@ func TestCancelDuringPushToTalk(t *testing.T) {
 	// loopback; what matters is that none is written after it.
 	time.Sleep(300 * time.Millisecond)
 	in, beside := heard.counts()
-	time.Sleep(time.Second)
+	time.Sleep(time.Second) // a window for packets after the end: no event marks their absence
 	r.buttons.Release(button.Talk)
-	time.Sleep(time.Second)
+	time.Sleep(time.Second) // a window for packets after the end: no event marks their absence
 	in2, beside2 := heard.counts()
 	t.Logf("turn packets %d; after the cancel: %d in a turn, %d outside", in, in2-in, beside2-beside)
 	if in < 20 || in2 != in || beside2 != beside {
@@ -219,7 +222,7 @@ func TestEngagementIdleCountsFromTheLastRun(t *testing.T) {
 	r.press(button.Talk)
 	waitFor(t, r.out, "[listening: speak to the agent", 1)
 	opened := time.Now()
-	time.Sleep(2 * time.Second)
+	time.Sleep(2 * time.Second) // the scenario, on the real clock of the engagement idle
 	r.say("hello")
 	waitRuns(t, r.out, 1)
 	// Past engagement_idle from the press, well short of it from the run.

@@ -15,9 +15,42 @@ import (
 // An engagement opens the microphone of a session without explicit turns
 // only between Start and Stop (or Cancel): before and after, the device is
 // closed and the agent receives no packet.
+
+// packets counts the audio packets an agent hears; wait waits for a count.
+type packets struct {
+	n       atomic.Int64
+	changed chan struct{}
+}
+
+func newPackets() *packets { return &packets{changed: make(chan struct{}, 1)} }
+
+func (p *packets) heard(int64) {
+	p.n.Add(1)
+	select {
+	case p.changed <- struct{}{}:
+	default:
+	}
+}
+
+func (p *packets) Load() int64 { return p.n.Load() }
+
+// wait waits up to 10 s until n packets were heard: the microphone's
+// packets take their real time, which a busy machine stretches.
+func (p *packets) wait(t *testing.T, n int64) {
+	t.Helper()
+	deadline := time.After(10 * time.Second)
+	for p.n.Load() < n {
+		select {
+		case <-p.changed:
+		case <-deadline:
+			t.Fatalf("the agent heard %d packets, want %d", p.n.Load(), n)
+		}
+	}
+}
+
 func TestEngagementSendsOnlyWhileOpen(t *testing.T) {
-	var heard atomic.Int64
-	ra := startRTCAgent(t, &agent.Options{NoExplicitTurns: true, OnAudioPacket: func(int64) { heard.Add(1) }})
+	heard := newPackets()
+	ra := startRTCAgent(t, &agent.Options{NoExplicitTurns: true, OnAudioPacket: heard.heard})
 	ctx := context.Background()
 	ag, err := client.Discover(ctx, ra.srv.URL, "", &client.Policy{AllowInsecureLocal: true, TotalTimeout: 10 * time.Second})
 	if err != nil {
@@ -36,6 +69,8 @@ func TestEngagementSendsOnlyWhileOpen(t *testing.T) {
 		t.Fatal(err)
 	}
 
+	// A window for a microphone wrongly opened by the session itself: no
+	// event marks its absence.
 	time.Sleep(time.Second)
 	if n := heard.Load(); n != 0 || mic.Stats().Runs != 0 {
 		t.Fatalf("before Start: %d packets, %d microphone runs", n, mic.Stats().Runs)
@@ -47,32 +82,28 @@ func TestEngagementSendsOnlyWhileOpen(t *testing.T) {
 	if err := e.Start(ctx); !errors.Is(err, client.ErrEngaged) {
 		t.Fatalf("a second Start: %v", err)
 	}
-	time.Sleep(time.Second)
+	heard.wait(t, 40)
 	sent, err := e.Stop(ctx)
 	if err != nil || sent < 40 || mic.Running() || e.Open() {
 		t.Fatalf("Stop after 1 s: %d packets, %v; running %v, open %v", sent, err, mic.Running(), e.Open())
 	}
-	// Every packet sent arrives, and none after.
-	for deadline := time.Now().Add(5 * time.Second); heard.Load() < sent; time.Sleep(10 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("the agent heard %d of %d packets", heard.Load(), sent)
-		}
-	}
-	time.Sleep(500 * time.Millisecond)
-	if n := heard.Load(); n != sent {
+	// Every packet sent arrives, and none after: the count sent is the
+	// client's own, so a packet beyond it was written after Stop.
+	heard.wait(t, int64(sent))
+	if n := heard.Load(); n != int64(sent) {
 		t.Fatalf("the agent heard %d packets, %d were sent", n, sent)
 	}
 
 	if err := e.Start(ctx); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(300 * time.Millisecond)
+	heard.wait(t, int64(sent)+1)
 	more, err := e.Cancel()
 	if err != nil || more == 0 || mic.Running() {
 		t.Fatalf("Cancel: %d packets, %v; running %v", more, err, mic.Running())
 	}
-	time.Sleep(500 * time.Millisecond)
-	if n := heard.Load(); n != sent+more {
+	heard.wait(t, int64(sent+more))
+	if n := heard.Load(); n != int64(sent+more) {
 		t.Fatalf("the agent heard %d packets, %d were sent", n, sent+more)
 	}
 	if n, err := e.Stop(ctx); n != 0 || err != nil {
@@ -94,19 +125,32 @@ func TestEngagementNeedsNoExplicitTurns(t *testing.T) {
 // first packet: RTP and the data channel are separate paths.)
 func TestCancelledTurnSendsNothingAfter(t *testing.T) {
 	var inside, after atomic.Int64
+	turnPackets := make(chan struct{}, 1)
 	ra := startRTCAgent(t, &agent.Options{OnAudioPacket: func(turn int64) {
 		switch {
 		case turn != 0:
 			inside.Add(1)
+			select {
+			case turnPackets <- struct{}{}:
+			default:
+			}
 		case inside.Load() > 0:
 			after.Add(1)
 		}
 	}})
 	rs := pressedTurn(t, ra)
-	time.Sleep(500 * time.Millisecond)
+	for deadline := time.After(10 * time.Second); inside.Load() < 10; {
+		select {
+		case <-turnPackets:
+		case <-deadline:
+			t.Fatalf("%d packets in the turn", inside.Load())
+		}
+	}
 	if err := rs.PTT.Cancel(context.Background()); err != nil {
 		t.Fatal(err)
 	}
+	// A window for packets wrongly written after the cancel: no event
+	// marks their absence.
 	time.Sleep(time.Second)
 	if inside.Load() < 10 || after.Load() != 0 {
 		t.Fatalf("%d packets in the turn, %d after its cancel", inside.Load(), after.Load())

@@ -1,6 +1,7 @@
 package client_test
 
 import (
+	"context"
 	"errors"
 	"net/http/httptest"
 	"testing"
@@ -42,10 +43,10 @@ func ended(t *testing.T, a *hostileagent.Agent, s *client.Session) hostileagent.
 	case <-time.After(20 * time.Second):
 		t.Fatal("the session did not end")
 	}
-	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-		if c := a.Conns(); len(c) > 0 {
-			return c[0]
-		}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	if a.Wait(ctx, func() bool { return len(a.Conns()) > 0 }) == nil {
+		return a.Conns()[0]
 	}
 	t.Fatal("the agent never saw the connection end")
 	return hostileagent.Conn{}

@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/agentcall/acbridge/agent"
+	"github.com/agentcall/acbridge/bridge/bridgetest"
 	"github.com/agentcall/acbridge/client"
-	"github.com/agentcall/acbridge/internal/testutil/syncbuf"
 )
 
 // session.end, written last before the client closes, reaches the agent
@@ -17,7 +17,7 @@ import (
 // before the association is aborted (1 of 10 was not, before the fix).
 func TestWebRTCSessionEndDelivered(t *testing.T) {
 	const stops = 10
-	var logs syncbuf.Buffer
+	var logs bridgetest.Transcript
 	ra := startRTCAgent(t, &agent.Options{Logger: slog.New(slog.NewTextHandler(&logs, nil))})
 	ag := discoverRTC(t, ra)
 	ctx := context.Background()
@@ -47,13 +47,11 @@ func TestWebRTCSessionEndDelivered(t *testing.T) {
 }
 
 // waitLog waits until line appears n times in logs.
-func waitLog(t *testing.T, logs *syncbuf.Buffer, line string, n int) {
+func waitLog(t *testing.T, logs *bridgetest.Transcript, line string, n int) {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for strings.Count(logs.String(), line) < n {
-		if time.Now().After(deadline) {
-			t.Fatalf("waited for %d× %q\n%s", n, line, logs.String())
-		}
-		time.Sleep(20 * time.Millisecond)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	if err := logs.Wait(ctx, line, n); err != nil {
+		t.Fatalf("waited for %d× %q\n%s", n, line, logs.String())
 	}
 }

@@ -76,6 +76,46 @@ func discoverRTC(t testing.TB, ra *rtcAgent) *client.Discovered {
 
 // pressedTurn starts a session with explicit turns against ra and opens
 // its first audio turn, the state the turn tests start from.
+// countingSink passes the agent's voice on and counts its samples.
+type countingSink struct {
+	w       client.Sink
+	mu      sync.Mutex
+	samples int
+	wrote   chan struct{} // a token after each Write
+}
+
+func (c *countingSink) Write(pcm []int16) error {
+	err := c.w.Write(pcm)
+	c.mu.Lock()
+	c.samples += len(pcm)
+	c.mu.Unlock()
+	select {
+	case c.wrote <- struct{}{}:
+	default:
+	}
+	return err
+}
+
+// wait waits up to 5 s until n samples were written: the reply's last
+// packets may still be on their way when run.completed arrives on the
+// other path.
+func (c *countingSink) wait(n int) {
+	deadline := time.After(5 * time.Second)
+	for {
+		c.mu.Lock()
+		got := c.samples
+		c.mu.Unlock()
+		if got >= n {
+			return
+		}
+		select {
+		case <-c.wrote:
+		case <-deadline:
+			return
+		}
+	}
+}
+
 func pressedTurn(t testing.TB, ra *rtcAgent) *clienttest.RTCTurns {
 	t.Helper()
 	rs := clienttest.StartRTCTurns(t, discoverRTC(t, ra), nil)
@@ -106,7 +146,8 @@ func TestWebRTCWalkthroughReplays(t *testing.T) {
 // reaches the agent as Opus packets carrying the test tone, and the
 // agent's reply is decoded into a WAV sink with its exact duration.
 func TestWebRTCPushToTalk(t *testing.T) {
-	ra := startRTCAgent(t, nil)
+	heard := newPackets()
+	ra := startRTCAgent(t, &agent.Options{OnAudioPacket: heard.heard})
 	ag := discoverRTC(t, ra)
 	ctx := context.Background()
 	wavPath := filepath.Join(t.TempDir(), "reply.wav")
@@ -116,7 +157,8 @@ func TestWebRTCPushToTalk(t *testing.T) {
 	}
 	// A cleanup, not a defer, so that the sink outlives the session.
 	t.Cleanup(func() { wav.Close() })
-	rs := clienttest.StartRTCTurns(t, ag, &client.WebRTCOptions{SessionID: "ptt-1", Sink: wav,
+	sink := &countingSink{w: wav, wrote: make(chan struct{}, 1)}
+	rs := clienttest.StartRTCTurns(t, ag, &client.WebRTCOptions{SessionID: "ptt-1", Sink: sink,
 		NewDecoder: func() (client.Decoder, error) { return audio.NewDecoder() }})
 	mic, tr, s, ptt := rs.Mic, rs.Transport, rs.Session, rs.PTT
 	if mic.Running() {
@@ -132,7 +174,7 @@ func TestWebRTCPushToTalk(t *testing.T) {
 	if !mic.Running() {
 		t.Fatal("microphone not open during the turn")
 	}
-	time.Sleep(time.Second)
+	heard.wait(t, 50) // a turn of a second
 	if got, err := ptt.Release(ctx); err != nil || got != turn {
 		t.Fatalf("release: turn %d, %v", got, err)
 	}
@@ -170,10 +212,7 @@ func TestWebRTCPushToTalk(t *testing.T) {
 	// The reply's last packets may still be on their way when
 	// run.completed arrives on the other path.
 	reply := audio.DefaultVoiceDuration
-	deadline := time.Now().Add(5 * time.Second)
-	for tr.Stats().Played < reply && time.Now().Before(deadline) {
-		time.Sleep(10 * time.Millisecond)
-	}
+	sink.wait(int(reply * audio.SampleRate / time.Second))
 	if err := s.End(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -203,11 +242,12 @@ func TestWebRTCPushToTalk(t *testing.T) {
 // A cancelled turn is never answered; the microphone is closed and the
 // next turn takes the next number.
 func TestWebRTCCancelledTurn(t *testing.T) {
-	ra := startRTCAgent(t, nil)
+	heard := newPackets()
+	ra := startRTCAgent(t, &agent.Options{OnAudioPacket: heard.heard})
 	ctx := context.Background()
 	rs := pressedTurn(t, ra)
 	mic, s, ptt := rs.Mic, rs.Session, rs.PTT
-	time.Sleep(200 * time.Millisecond)
+	heard.wait(t, 10) // 200 ms of the turn
 	if err := ptt.Cancel(ctx); err != nil {
 		t.Fatal(err)
 	}

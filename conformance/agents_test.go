@@ -205,6 +205,50 @@ func unknownFields(t *testing.T, steps []conformance.Step) []conformance.Step {
 	})
 }
 
+// acrossRuns completes the run that asks as soon as it asks, and resolves
+// each request in a new run; more is sent after the first request.
+func acrossRuns(t *testing.T, steps []conformance.Step, more ...map[string]any) []conformance.Step {
+	first := true
+	return rewrite(t, steps, func(env map[string]any) []map[string]any {
+		switch eventType(env) {
+		case "interaction.requested":
+			out := []map[string]any{env, envelope(map[string]any{"type": "run.completed"})}
+			if first {
+				out = append(out, more...)
+			}
+			first = false
+			return out
+		case "interaction.resolved":
+			return []map[string]any{envelope(map[string]any{"type": "run.started"}), env}
+		}
+		return []map[string]any{env}
+	})
+}
+
+// outsideRuns asks outside any run: the turn's run.started moves to just
+// before the resolution.
+func outsideRuns(t *testing.T, steps []conformance.Step) []conformance.Step {
+	var held map[string]any // a run.started, until the next event says whether it asks
+	return rewrite(t, steps, func(env map[string]any) []map[string]any {
+		typ := eventType(env)
+		if h := held; h != nil {
+			held = nil
+			if typ == "interaction.requested" {
+				return []map[string]any{env}
+			}
+			return []map[string]any{h, env}
+		}
+		switch typ {
+		case "run.started":
+			held = env
+			return nil
+		case "interaction.resolved":
+			return []map[string]any{envelope(map[string]any{"type": "run.started"}), env}
+		}
+		return []map[string]any{env}
+	})
+}
+
 func kinds(r *conformance.ReplayReport) []string {
 	var out []string
 	for _, tol := range r.Tolerances {
@@ -243,6 +287,10 @@ func TestReplayToleratesWhatTheContractAllows(t *testing.T) {
 			[]string{conformance.TolUnknownField}, 4, "members the contract does not define: event.runId"},
 		{"skips sequence numbers", renumber(t, public), public, false,
 			[]string{conformance.TolSequenceGap}, 4, "different sequence"},
+		{"completes its run while its request is pending", acrossRuns(t, public), public, false,
+			[]string{conformance.TolRequestAcrossRuns}, 23, "wrong event type"},
+		{"asks outside a run", outsideRuns(t, public), public, false,
+			[]string{conformance.TolRequestAcrossRuns}, 20, "wrong event type"},
 	}
 	for _, transport := range transports {
 		for _, c := range cases {
@@ -269,6 +317,23 @@ func TestReplayToleratesWhatTheContractAllows(t *testing.T) {
 	}
 }
 
+// An agent that keeps one run where the trace completes its run while the
+// request is pending passes too. (--strict would wait for the trace's
+// run.completed until the step timeout.)
+func TestReplayToleratesOneRunAroundARequest(t *testing.T) {
+	public := publicSteps(t)
+	trace := acrossRuns(t, public)
+	for _, transport := range transports {
+		r := replayOver(t, transport, public, trace, conformance.ReplayOptions{StrictText: true})
+		if !r.Passed || r.Checked != len(trace) {
+			t.Fatalf("%s: %v (%d of %d)", transport, r.Divergence, r.Checked, len(trace))
+		}
+		if got := kinds(r); !slices.Equal(got, []string{conformance.TolRequestAcrossRuns}) || r.Tolerances[0].Count != 2 {
+			t.Fatalf("%s: tolerances %+v", transport, r.Tolerances)
+		}
+	}
+}
+
 // What the contract does set still fails a default replay, over both
 // transports.
 func TestReplayStillFailsWrongAgents(t *testing.T) {
@@ -289,6 +354,12 @@ func TestReplayStillFailsWrongAgents(t *testing.T) {
 		{"a second run.started inside a run", edit(t, public, 4, `"type": "text.delta"`, `"type": "run.started"`), 5, "run.started while a run is active"},
 		{"duplicate sequence", edit(t, public, find(`"sequence": 9,`), `"sequence": 9,`, `"sequence": 8,`), find(`"sequence": 9,`) + 1, "sequence"},
 		{"no text in a run", edit(t, public, 4, `"type": "text.delta"`, `"type": "vendor.nothing"`), 5, "wrong event type"},
+		// Runs around a request are the agent's; the request is not.
+		{"an answer to an unknown interactionId", edit(t, acrossRuns(t, public), answered+2, `"interactionId":"turn-5-nfc"`, `"interactionId":"turn-5-other"`),
+			answered + 1, "not pending"},
+		{"a second request while one is pending", acrossRuns(t, public, envelope(map[string]any{"type": "interaction.requested",
+			"interactionId": "second", "kind": "physical.photo.capture", "prompt": "Tap.", "spokenPrompt": "Tap.", "options": []any{}, "allowsFreeform": false})),
+			answered + 1, "already pending"},
 	}
 	for _, transport := range transports {
 		for _, c := range cases {

@@ -71,7 +71,8 @@ func (d *Divergence) String() string {
 // equivalences, each listed in the report's Tolerances: a text may come in
 // any number of text.delta events (with StrictText their concatenation is
 // compared), speech.segment is optional and may come several times,
-// unknown event types and members are ignored, sequences may skip, and
+// unknown event types and members are ignored, sequences may skip, runs
+// may begin and end anywhere around a pending request (see window), and
 // the trace's client messages need keep only the contract's bounds. Event
 // types, interaction kinds, outcomes and failure codes must match the
 // trace's in order. With Strict, every envelope must match the trace's in

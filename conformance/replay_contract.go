@@ -19,6 +19,8 @@ type item struct {
 	text   string             // a text's concatenation
 	deltas int                // a text's text.delta steps
 	speech int                // run.completed: the trace's speech.segments in its run
+	win    *window            // the request window it is in, if any
+	end    bool               // the window's closing run.completed
 }
 
 func (it *item) isText() bool { return it.want != nil && it.want.Event.Type == protocol.EventTextDelta }
@@ -28,10 +30,12 @@ func (p *replayer) items() ([]*item, *Divergence) {
 	var out []*item
 	var text *item // the text consecutive deltas join
 	speech := 0
+	ws := windows{lastStart: -1}
 	for i, st := range p.steps {
 		switch st.Direction {
 		case "client":
-			out = append(out, &item{client: true, step: i})
+			ws.client()
+			out = append(out, &item{client: true, step: i, win: ws.open})
 			text = nil
 			continue
 		case "server":
@@ -61,7 +65,10 @@ func (p *replayer) items() ([]*item, *Divergence) {
 			case protocol.EventRunCompleted:
 				it.speech = speech
 			}
-			out = append(out, it)
+			var drop bool
+			if out, drop = ws.server(i, want, it, out); !drop {
+				out = append(out, it)
+			}
 		}
 	}
 	return out, nil
@@ -75,6 +82,7 @@ type matcher struct {
 	acc    string             // its text so far
 	deltas int                // its deltas so far
 	speech int                // speech.segments since run.started
+	win    *window            // the request window being matched
 }
 
 // contract is the default replay: item by item, by the contract's
@@ -86,7 +94,9 @@ func (p *replayer) contract() (checked int, d *Divergence) {
 	}
 	m := &matcher{replayer: p}
 	for k, it := range items {
+		m.enter(it)
 		switch {
+		case m.skipEnd(it):
 		case it.client:
 			d = p.send(it.step)
 		case it.isText():
@@ -104,6 +114,7 @@ func (p *replayer) contract() (checked int, d *Divergence) {
 	if d = m.closeText(); d != nil {
 		return m.open.step, d
 	}
+	m.closeWindow()
 	return len(p.steps), nil
 }
 
@@ -152,12 +163,15 @@ func (m *matcher) take(it *item) (*protocol.Envelope, *Divergence) {
 }
 
 func (m *matcher) event(it *item) *Divergence {
-	got, d := m.take(it)
+	got, d := m.takeItem(it)
 	if d != nil {
 		return d
 	}
 	if reason := compare(it.want, got, m.ids, false); reason != "" {
 		return diverge(it.step, "server", summarize(it.want), summarize(got), reason)
+	}
+	if typ := got.Event.Type; it.win != nil && (it.end || typ == protocol.EventInteractionRequested || typ == protocol.EventInteractionResolved) {
+		it.win.record(&it.win.agent, got.Event.Type)
 	}
 	switch got.Event.Type {
 	case protocol.EventRunStarted:
@@ -174,7 +188,7 @@ func (m *matcher) text(it *item, boundary bool) *Divergence {
 	if d := m.closeText(); d != nil {
 		return d
 	}
-	got, d := m.take(it)
+	got, d := m.takeItem(it)
 	if d != nil {
 		return d
 	}

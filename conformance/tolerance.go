@@ -32,6 +32,11 @@ const (
 	// TolTurnDuringRun: a trace's client turn came while a run was active
 	// or awaited ("Only one run is active" binds the agent's runs).
 	TolTurnDuringRun = "turn.during-run"
+	// TolRequestAcrossRuns: the agent placed its runs around a request
+	// differently from the trace: it completed a run while the request was
+	// pending and answered in a new one, or asked outside a run (the
+	// contract sets no run for a request or its resolution).
+	TolRequestAcrossRuns = "request.across-runs"
 )
 
 // Tolerance is one equivalence the default mode applied: where first, what,

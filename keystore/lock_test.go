@@ -88,7 +88,7 @@ func TestKilledRotationLeavesNoSecretBehind(t *testing.T) {
 				t.Fatalf("the rotating process never rotated: %s", out.String())
 			}
 		}
-		time.Sleep(time.Duration(7*i) * time.Millisecond)
+		time.Sleep(time.Duration(7*i) * time.Millisecond) // the child process is killed at varying points of its work
 		cmd.Process.Kill()
 		cmd.Wait()
 		if strings.TrimSpace(out.String()) != "" {

@@ -204,11 +204,9 @@ func activate(t *testing.T, ctx context.Context) {
 // waitLog waits until the log has n× sub.
 func waitLog(t *testing.T, r *rig, sub string, n int) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for strings.Count(r.log.String(), sub) < n {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %d× %q in the log:\n%s", n, sub, r.log.String())
-		}
-		time.Sleep(20 * time.Millisecond)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := r.log.Wait(ctx, sub, n); err != nil {
+		t.Fatalf("timed out waiting for %d× %q in the log:\n%s", n, sub, r.log.String())
 	}
 }

@@ -2,6 +2,7 @@ package kiosk_test
 
 import (
 	"context"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -15,7 +16,6 @@ import (
 	"github.com/agentcall/acbridge/button"
 	"github.com/agentcall/acbridge/camera"
 	"github.com/agentcall/acbridge/client"
-	"github.com/agentcall/acbridge/internal/testutil/syncbuf"
 	"github.com/agentcall/acbridge/kiosk"
 	"github.com/agentcall/acbridge/nfc/nfctest"
 	"github.com/agentcall/acbridge/notice"
@@ -27,7 +27,7 @@ var canaryUID = []byte{0x04, 0xCA, 0xFE, 0xBA, 0xBE, 0x13, 0x37}
 
 const canaryHex = "04CAFEBABE1337"
 
-func logTo(w *syncbuf.Buffer) *slog.Logger {
+func logTo(w io.Writer) *slog.Logger {
 	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: slog.LevelDebug}))
 }
 
@@ -40,7 +40,7 @@ type rig struct {
 	kiosk  *kiosk.Server
 	reader *nfctest.Reader
 	out    *bridgetest.Transcript
-	log    *syncbuf.Buffer
+	log    *bridgetest.Transcript
 	agent  *agent.Agent
 	srv    *http.Server
 	cam    *camera.Device
@@ -52,7 +52,7 @@ type rig struct {
 
 func newRig(t *testing.T) *rig {
 	t.Helper()
-	r := &rig{t: t, out: &bridgetest.Transcript{}, log: &syncbuf.Buffer{}, done: make(chan error, 1), kdone: make(chan error, 1)}
+	r := &rig{t: t, out: &bridgetest.Transcript{}, log: &bridgetest.Transcript{}, done: make(chan error, 1), kdone: make(chan error, 1)}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

@@ -114,7 +114,7 @@ func BenchmarkIdleCPU(b *testing.B) {
 	var r0, r1 syscall.Rusage
 	syscall.Getrusage(syscall.RUSAGE_SELF, &r0)
 	t0 := time.Now()
-	time.Sleep(time.Duration(secs) * time.Second)
+	time.Sleep(time.Duration(secs) * time.Second) // the span whose CPU use is measured
 	wall := time.Since(t0)
 	syscall.Getrusage(syscall.RUSAGE_SELF, &r1)
 	cpu := time.Duration(syscall.TimevalToNsec(r1.Utime) - syscall.TimevalToNsec(r0.Utime) +

@@ -177,7 +177,7 @@ func TestGetDataRefused(t *testing.T) {
 	}
 	// Scan returns the error as well.
 	r.card.RefuseGetData(0x6A81)
-	go func() { time.Sleep(200 * time.Millisecond); r.card.Insert(context.Background(), canary) }()
+	go func() { time.Sleep(200 * time.Millisecond); r.card.Insert(context.Background(), canary) }() // the tag comes once Scan waits on pcscd (a real process)
 	if _, err := r.dev.Scan(context.Background(), 10*time.Second); !errors.Is(err, nfc.ErrGetDataUnsupported) {
 		t.Errorf("Scan: %v", err)
 	}

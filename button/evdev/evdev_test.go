@@ -148,15 +148,14 @@ func TestKeysThroughPipe(t *testing.T) {
 	b = AppendKey(b, at, 25, true)          // photo
 	b = AppendKey(b, at, 25, false)
 	b = AppendKey(b, at, 288, true) // BTN_TRIGGER: cancel
-	// Split a record across writes: the reader must reassemble it.
+	// Split a record across writes: the reader must reassemble it. The
+	// events before the split show it read the first part alone.
 	write(t, w, b[:len(b)-5])
-	time.Sleep(5 * time.Millisecond)
-	write(t, w, b[len(b)-5:])
-
 	expect(t, s, button.Scan, true)
 	expect(t, s, button.Scan, false)
 	expect(t, s, button.Photo, true)
 	expect(t, s, button.Photo, false)
+	write(t, w, b[len(b)-5:])
 	expect(t, s, button.Cancel, true)
 }
 
@@ -177,7 +176,7 @@ func TestDebouncedTapThroughFIFO(t *testing.T) {
 	// still gives a press and a release.
 	s, w := openFIFO(t, Options{Button: button.Options{Debounce: button.DefaultDebounce}})
 	write(t, w, AppendKey(nil, at, 25, true))
-	time.Sleep(2 * time.Millisecond)
+	time.Sleep(2 * time.Millisecond) // a keypad's down/up 2 ms apart: the scenario, on the real clock
 	write(t, w, AppendKey(nil, at, 25, false))
 	expect(t, s, button.Photo, true)
 	expect(t, s, button.Photo, false)
@@ -241,7 +240,7 @@ func TestCloseUnblocksRead(t *testing.T) {
 		_, err := s.Read(context.Background())
 		errc <- err
 	}()
-	time.Sleep(10 * time.Millisecond)
+	time.Sleep(10 * time.Millisecond) // lets Read block in the kernel read; an earlier Close is ErrClosed too
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}

@@ -138,7 +138,7 @@ func TestPipeAndClose(t *testing.T) {
 			_, err := s.Read(context.Background())
 			errc <- err
 		}()
-		time.Sleep(10 * time.Millisecond)
+		time.Sleep(10 * time.Millisecond) // lets Read block in the kernel read; an earlier Close is ErrClosed too
 		done := make(chan struct{})
 		go func() { s.Close(); close(done) }()
 		select {

@@ -245,7 +245,7 @@ func TestCloseDuringCapture(t *testing.T) {
 		if time.Now().After(deadline) {
 			t.Fatal("rpicam-still was not started")
 		}
-		time.Sleep(10 * time.Millisecond)
+		time.Sleep(10 * time.Millisecond) // waits for the rpicam-still process to start
 	}
 	if err := c.Close(); err != nil {
 		t.Fatal(err)

@@ -83,7 +83,7 @@ func TestWebRTCAgentProcessKilled(t *testing.T) {
 	if _, err := ptt.Press(ctx); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(300 * time.Millisecond)
+	time.Sleep(300 * time.Millisecond) // the turn streams to the agent process, which has no hook to wait on
 	killed := time.Now()
 	if err := cmd.Process.Kill(); err != nil {
 		t.Fatal(err)

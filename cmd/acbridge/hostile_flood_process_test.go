@@ -93,7 +93,7 @@ func TestHostileFlood(t *testing.T) {
 			d.cmd.Process.Kill()
 			break
 		}
-		time.Sleep(50 * time.Millisecond)
+		time.Sleep(50 * time.Millisecond) // samples the daemon process's memory over the span
 	}
 	elapsed := time.Since(start)
 	if _, hwm, err := memKiB(pid); err == nil {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"fmt"
 	"os"
 	"os/exec"
@@ -191,10 +192,10 @@ func TestRunDaemonOnPremisesAgent(t *testing.T) {
 		person := client.WarnNetwork.Person
 		d.wait(d.out, person, 1)
 		statusRe := regexp.MustCompile(`(?m)^STATUS=not connected: .*` + regexp.QuoteMeta(onPremAddr) + ` is a private address.*agent\.allow_networks.*$`)
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
 		var line string
-		for deadline := time.Now().Add(10 * time.Second); line == "" && time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
-			line = statusRe.FindString(status.String())
-		}
+		status.WaitText(ctx, func(text string) bool { line = statusRe.FindString(text); return line != "" })
 		if line == "" {
 			t.Fatalf("no status line names agent.allow_networks:\n%s", status.String())
 		}
@@ -262,13 +263,21 @@ func TestRunDaemonOnPremisesAgent(t *testing.T) {
 // waitStatus waits for a status line containing sub.
 func waitStatus(t *testing.T, status *bridgetest.Transcript, sub string) {
 	t.Helper()
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
-		for _, l := range strings.Split(status.String(), "\n") {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	var line string
+	status.WaitText(ctx, func(text string) bool {
+		for _, l := range strings.Split(text, "\n") {
 			if strings.HasPrefix(l, "STATUS=") && strings.Contains(l, sub) {
-				t.Logf("status: %s", l)
-				return
+				line = l
+				return true
 			}
 		}
+		return false
+	})
+	if line != "" {
+		t.Logf("status: %s", line)
+		return
 	}
 	t.Fatalf("no status line says %q:\n%s", sub, status.String())
 }

@@ -71,7 +71,7 @@ func cpuShare(pid int, window time.Duration) (float64, error) {
 		return 0, err
 	}
 	start := time.Now()
-	time.Sleep(window)
+	time.Sleep(window) // the span of the process's CPU use that is measured
 	c1, err := cpuTime(pid)
 	if err != nil {
 		return 0, err
@@ -165,6 +165,6 @@ func stopProcess(pid int) error {
 		if time.Now().After(deadline) {
 			return fmt.Errorf("process %d not stopped 5 s after SIGSTOP", pid)
 		}
-		time.Sleep(5 * time.Millisecond)
+		time.Sleep(5 * time.Millisecond) // polls /proc for the process's stopped state
 	}
 }

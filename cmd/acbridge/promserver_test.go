@@ -169,6 +169,6 @@ func (p *promServer) eventually(limit time.Duration, what string, cond func() (b
 		if time.Now().After(deadline) {
 			p.t.Fatalf("not within %v: %s; last: %s\nprometheus log:\n%s", limit, what, why, p.log.String())
 		}
-		time.Sleep(200 * time.Millisecond)
+		time.Sleep(200 * time.Millisecond) // Prometheus (a real process) scrapes on its own schedule
 	}
 }

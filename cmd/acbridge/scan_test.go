@@ -222,6 +222,7 @@ func TestScanOncePulledAwayStaysArmed(t *testing.T) {
 	// Once pcscd saw the failed read take the card off, tap it again.
 	retapped := make(chan error, 1)
 	go func() {
+		// Polls the virtual card that pcscd (a real process) drives.
 		for deadline := time.Now().Add(10 * time.Second); card.Commands() == 0 || tagPresent(); time.Sleep(20 * time.Millisecond) {
 			if time.Now().After(deadline) {
 				retapped <- fmt.Errorf("the card was never read, or never left the reader")

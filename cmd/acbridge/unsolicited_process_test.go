@@ -120,7 +120,7 @@ func floodDaemon(t *testing.T, addr string, runs func() int64) {
 		if _, _, _, found := out.stats(); endAt == 0 && len(found) > 0 {
 			endAt = time.Since(start)
 		}
-		time.Sleep(50 * time.Millisecond)
+		time.Sleep(50 * time.Millisecond) // samples the daemon process over the span
 	}
 	elapsed := time.Since(start)
 	cpu1, err := cpuTimeAll(pid)

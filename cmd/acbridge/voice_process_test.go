@@ -141,7 +141,7 @@ func TestRunDaemonMicrophoneOnlyInAnEngagement(t *testing.T) {
 	d.wait(d.out, "[stopped listening]", 1)
 	time.Sleep(500 * time.Millisecond) // packets in flight at the press
 	ended, _ := heard.count()
-	time.Sleep(2 * time.Second)
+	time.Sleep(2 * time.Second) // a window for packets after the end: no event marks their absence
 	if later, _ := heard.count(); later != ended {
 		t.Fatalf("%d packets reached the agent after the engagement ended", later-ended)
 	}
@@ -177,9 +177,9 @@ func TestRunDaemonCancelDuringTalk(t *testing.T) {
 	d.key(keyC, true)
 	d.wait(d.out, "[talk cancelled", 1)
 	d.key(keyC, false)
-	time.Sleep(time.Second)
+	time.Sleep(time.Second) // CANCEL released, TALK still held, in the daemon process
 	d.key(keyT, false)
-	time.Sleep(1500 * time.Millisecond)
+	time.Sleep(1500 * time.Millisecond) // a window for a wrong commit or packets: no event marks their absence
 
 	heard.mu.Lock()
 	inside, after, turns := heard.inside, heard.after, heard.turns

@@ -164,7 +164,7 @@ func (g *rig) settle() {
 		if time.Now().After(deadline) {
 			g.t.Fatal("the reader does not read")
 		}
-		time.Sleep(5 * time.Millisecond)
+		time.Sleep(5 * time.Millisecond) // polls the kernel's FIFO fill level
 	}
 }
 

@@ -269,7 +269,7 @@ func TestHugeFrameDeclaresOneGiB(t *testing.T) {
 	if strings.Trim(string(body), "a") != "" {
 		t.Fatal("the body is not the trickle")
 	}
-	time.Sleep(200 * time.Millisecond)
+	time.Sleep(200 * time.Millisecond) // the client holds the huge frame open: the scenario
 	if live := a.Live(); len(live) != 1 || live[0].HugeToEnd < 200*time.Millisecond || live[0].Trickled < 16<<10 {
 		t.Fatalf("live connections %+v", live)
 	}
