@@ -94,7 +94,8 @@ interop: build
 
 # A signed apt repository of the packages in dist/ and the apt-source package
 # that makes kiosks trust it (docs/fleet.md): REPO_KEY names the signing key
-# in the operator's gpg keyring, REPO_URL where kiosks fetch it from.
+# in the operator's gpg keyring, REPO_URL where kiosks fetch it from, CHANNEL
+# the ring (stable, the default, or canary; docs/fleet.md).
 .PHONY: repo
 repo: deb
 	scripts/repo.sh

@@ -35,6 +35,7 @@ type Config struct {
 	Log        Log        `toml:"log"`
 	Metrics    Metrics    `toml:"metrics"`
 	Kiosk      Kiosk      `toml:"kiosk"`
+	Update     Update     `toml:"update"`
 }
 
 // Agent says which agent to talk to and how.
@@ -175,6 +176,20 @@ type Kiosk struct {
 	BrowserUser string `toml:"browser_user"`
 }
 
+// Update names the release ring the kiosk follows (docs/fleet.md). Only
+// `acbridge provision` acts on it, by choosing the apt sources; the daemon
+// does not read it.
+type Update struct {
+	// Channel is "stable" (the default) or "canary".
+	Channel string `toml:"channel"`
+}
+
+// Release rings of the repository (scripts/repo.sh's CHANNEL).
+const (
+	ChannelStable = "stable"
+	ChannelCanary = "canary"
+)
+
 // AnyBrowserUser is the kiosk.browser_user that lets every local account
 // show the page and press.
 const AnyBrowserUser = "any"
@@ -241,6 +256,7 @@ func (c *Config) applyDefaults() {
 	setDur(&c.Audio.EngagementIdle, 20*time.Second)
 	setDur(&c.Metrics.IdleTimeout, 30*time.Second)
 	setStr(&c.Kiosk.BrowserUser, "acbridge-kiosk")
+	setStr(&c.Update.Channel, ChannelStable)
 	if c.Audio.DuckDB == 0 {
 		c.Audio.DuckDB = -60
 	}
@@ -412,6 +428,9 @@ func (c *Config) Validate() error {
 	}
 	if d := c.Metrics.IdleTimeout.Duration; d < 100*time.Millisecond || d > 10*time.Minute {
 		add("metrics.idle_timeout must be between 100ms and 10m")
+	}
+	if c.Update.Channel != ChannelStable && c.Update.Channel != ChannelCanary {
+		add("update.channel must be stable or canary")
 	}
 	if !kioskID.MatchString(c.Metrics.KioskID) {
 		add("metrics.kiosk_id must be at most 63 letters, digits, '.', '_' or '-'")

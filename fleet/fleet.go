@@ -25,6 +25,9 @@ type Info struct {
 	// read (package power, which doctor and accept use too); nil means
 	// the real system.
 	Power *power.Options
+	// RollbackLog is the health gate's record of rollbacks, exported as
+	// acbridge_rollbacks_total; empty means DefaultRollbackLog.
+	RollbackLog string
 }
 
 // Collectors returns the metrics for i, for registration next to the
@@ -56,6 +59,11 @@ func Collectors(i *Info) []prometheus.Collector {
 			ConstLabels: prometheus.Labels{"device": d.name},
 		}, func() float64 { return boolValue(d.present()) }))
 	}
+	rl := i.RollbackLog
+	if rl == "" {
+		rl = DefaultRollbackLog
+	}
+	cs = append(cs, rollbacks{rl})
 	po := i.Power
 	if _, ok, _ := power.Read(context.Background(), po); ok {
 		cs = append(cs, prometheus.NewGaugeFunc(prometheus.GaugeOpts{

@@ -34,13 +34,19 @@ type Options struct {
 	ConfigPath string // default config.DefaultPath (/etc/acbridge/acbridge.toml)
 	TokenPath  string // default /etc/acbridge/token
 	User       string // owner of the token, group of both files; default acbridge
-	Logger     *slog.Logger
-	Now        func() time.Time
+	// AptSourcesDir holds the repository's apt sources, where update.channel
+	// is applied; default /etc/apt/sources.list.d.
+	AptSourcesDir string
+	Logger        *slog.Logger
+	Now           func() time.Time
 }
 
 // Result says what was installed.
 type Result struct {
 	Config, Token bool
+	// Channel is the release ring followed from now on, when a
+	// configuration was installed.
+	Channel string
 }
 
 // ErrRefused wraps every refusal of a file on the card.
@@ -59,6 +65,9 @@ func (o *Options) defaults() Options {
 	}
 	if d.User == "" {
 		d.User = "acbridge"
+	}
+	if d.AptSourcesDir == "" {
+		d.AptSourcesDir = "/etc/apt/sources.list.d"
 	}
 	if d.Logger == nil {
 		d.Logger = slog.New(slog.DiscardHandler)
@@ -95,7 +104,7 @@ func Apply(o *Options) (Result, error) {
 		note = "refused, nothing changed: " + err.Error()
 		opt.Logger.Error("provisioning from the boot partition refused; the previous configuration stays", "dir", opt.BootDir, "err", err)
 	} else {
-		opt.Logger.Info("provisioned from the boot partition", "dir", opt.BootDir, "config", res.Config, "token", res.Token)
+		opt.Logger.Info("provisioned from the boot partition", "dir", opt.BootDir, "config", res.Config, "token", res.Token, "channel", res.Channel)
 	}
 	status := fmt.Sprintf("acbridge provision %s: %s\n", opt.Now().UTC().Format(time.RFC3339), note)
 	if werr := writeStatus(opt.BootDir, status); werr != nil {
@@ -131,10 +140,15 @@ func install(o *Options, cfgText, tokText []byte) (Result, error) {
 	if err != nil {
 		return res, err
 	}
+	channel := ""
 	if cfgText != nil {
 		cfg, err := config.Parse(cfgText)
 		if err != nil {
 			return refuse("%s/%s: %v", o.BootDir, BootConfig, err)
+		}
+		channel = cfg.Update.Channel
+		if channel == config.ChannelCanary && !exists(filepath.Join(o.AptSourcesDir, StableSources)) {
+			return refuse("%s sets update.channel = %q, but %s is missing: install acbridge-apt-source first", BootConfig, channel, filepath.Join(o.AptSourcesDir, StableSources))
 		}
 		switch tf := cfg.Agent.TokenFile; {
 		case tokText != nil && tf != o.TokenPath:
@@ -182,6 +196,10 @@ func install(o *Options, cfgText, tokText []byte) (Result, error) {
 			return res, fmt.Errorf("provision: installing the configuration: %w", err)
 		}
 		res.Config = true
+		if _, err := applyChannel(o.AptSourcesDir, channel); err != nil {
+			return res, err
+		}
+		res.Channel = channel
 	}
 	if res.Token {
 		if err := os.Remove(filepath.Join(o.BootDir, BootToken)); err != nil {

@@ -35,7 +35,7 @@ func newRig(t *testing.T) *rig {
 	}
 	r := &rig{boot: t.TempDir(), etc: t.TempDir()}
 	r.o = &Options{BootDir: r.boot, ConfigPath: filepath.Join(r.etc, "acbridge.toml"), TokenPath: filepath.Join(r.etc, "token"),
-		User: u.Username, Now: func() time.Time { return time.Date(2026, 12, 1, 3, 0, 0, 0, time.UTC) }}
+		User: u.Username, AptSourcesDir: t.TempDir(), Now: func() time.Time { return time.Date(2026, 12, 1, 3, 0, 0, 0, time.UTC) }}
 	r.write(t, r.o.ConfigPath, "previous\n")
 	return r
 }

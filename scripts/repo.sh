@@ -21,6 +21,9 @@
 #   REPO_URL     the address kiosks use (required): written into the
 #                apt-source package's sources file.
 #   REPO_DIR     default dist/repo. CODENAME default bookworm.
+#   CHANNEL      stable (default; codename CODENAME) or canary (codename
+#                CODENAME-canary): the ring the packages go to
+#                (docs/fleet.md, "Release rings").
 #   DEB_MAINTAINER as scripts/deb.sh.
 #
 # Needs Debian packages (installed here): reprepro gnupg.
@@ -32,6 +35,7 @@ cd "$root"
 GO=${GO:-go}
 REPO_DIR=${REPO_DIR:-dist/repo}
 CODENAME=${CODENAME:-bookworm}
+CHANNEL=${CHANNEL:-stable}
 DEB_MAINTAINER=${DEB_MAINTAINER:-acbridge maintainers <maintainers@agentcall.invalid>}
 export GOFLAGS=${GOFLAGS:--mod=mod}
 
@@ -39,6 +43,11 @@ log() { echo "repo: $*" >&2; }
 die() { echo "repo: $*" >&2; exit 1; }
 
 [ -n "${REPO_KEY:-}" ] || die "set REPO_KEY to the fingerprint of the signing key (gpg --list-secret-keys; docs/fleet.md says how to make one)"
+case "$CHANNEL" in
+stable) target=$CODENAME ;;
+canary) target=$CODENAME-canary ;;
+*) die "CHANNEL is '$CHANNEL'; it must be stable or canary" ;;
+esac
 [ -n "${REPO_URL:-}" ] || die "set REPO_URL to the address the kiosks will fetch the repository from"
 
 missing=()
@@ -116,15 +125,28 @@ cat >"$REPO_DIR/conf/distributions" <<-EOS
 	Components: main
 	Description: acbridge kiosk bridge
 	SignWith: $fpr
+
+	Origin: acbridge
+	Label: acbridge
+	Suite: canary
+	Codename: $CODENAME-canary
+	Architectures: amd64 arm64 armhf
+	Components: main
+	Description: acbridge kiosk bridge, canary ring
+	SignWith: $fpr
 EOS
 rr=(reprepro --silent -b "$REPO_DIR" --outdir "$REPO_DIR/public")
-for d in "${debs[@]}" "$krdeb"; do
-	log "including $(basename "$d")"
-	"${rr[@]}" includedeb "$CODENAME" "$d"
+for d in "${debs[@]}"; do
+	log "including $(basename "$d") in $CHANNEL ($target)"
+	"${rr[@]}" includedeb "$target" "$d"
+done
+# Both rings carry the keyring package, so a new key reaches every kiosk.
+for c in "$CODENAME" "$CODENAME-canary"; do
+	"${rr[@]}" includedeb "$c" "$krdeb"
 done
 # Re-signs the indexes even when nothing new was included (a new key).
-"${rr[@]}" export "$CODENAME"
+"${rr[@]}" export "$CODENAME" "$CODENAME-canary"
 cp "$kr/acbridge.gpg" "$kr/acbridge.sources" "$REPO_DIR/public/"
 cp "$krdeb" "$REPO_DIR/public/acbridge-apt-source.deb"
 log "signed with $fpr: $REPO_DIR/public"
-"${rr[@]}" list "$CODENAME" | sed 's/^/repo:   /' >&2
+"${rr[@]}" list "$target" | sed 's/^/repo:   /' >&2

@@ -199,6 +199,10 @@ want_files=(
 	/usr/lib/sysusers.d/acbridge-kiosk.conf
 	/etc/default/acbridge-kiosk
 	/usr/share/doc/acbridge/kiosk.md
+	/usr/lib/acbridge/upgrade-check
+	/lib/systemd/system/acbridge-upgrade-check.service
+	/etc/default/acbridge-upgrade-check
+	/etc/apt/apt.conf.d/51acbridge-keep-version
 )
 
 for a in amd64 arm64 armhf; do
@@ -232,8 +236,8 @@ for a in amd64 arm64 armhf; do
 		check "$a: ships $f" grep -qx "$f" "$tmp/contents-$a"
 	done
 	dpkg-deb --ctrl-tarfile "$deb" | tar -xO ./conffiles >"$tmp/conffiles-$a"
-	check "$a: conffiles are the apt snippet, /etc/acbridge/acbridge.toml and the kiosk screen's defaults" \
-		test "$(sort "$tmp/conffiles-$a" | tr '\n' ' ')" = "/etc/acbridge/acbridge.toml /etc/apt/apt.conf.d/52acbridge-unattended-upgrades /etc/default/acbridge-kiosk "
+	check "$a: conffiles are the apt snippets, /etc/acbridge/acbridge.toml, the kiosk screen's and the health gate's defaults" \
+		test "$(sort "$tmp/conffiles-$a" | tr '\n' ' ')" = "/etc/acbridge/acbridge.toml /etc/apt/apt.conf.d/51acbridge-keep-version /etc/apt/apt.conf.d/52acbridge-unattended-upgrades /etc/default/acbridge-kiosk /etc/default/acbridge-upgrade-check "
 	dpkg-deb --fsys-tarfile "$deb" | tar -xO ./usr/share/doc/acbridge/copyright >"$tmp/copyright-$a"
 	check "$a: copyright is machine-readable and names $(grep -c '^Files: ' "$tmp/copyright-$a") file sets (acbridge, Go, modules)" \
 		grep -qx 'Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/' "$tmp/copyright-$a"

@@ -18,7 +18,11 @@
 #       offering a still newer version: apt refuses them and nothing changes;
 #   5e. the chroot booted by its own systemd (scripts/test-provision-boot.sh):
 #       acbridge-provision.service provisions before acbridge.service starts,
-#       is skipped with an empty card, and fails on a bad file.
+#       is skipped with an empty card, and fails on a bad file;
+#   5f. booted again (scripts/test-rollback-boot.sh): health-gated
+#       unattended upgrades, rollback of a version that exits at start and
+#       of one that never reaches its agent, a good version that clears the
+#       pin, and a dpkg killed mid-way repaired at the next boot.
 
 section "5. signed repository, unattended upgrade, provisioning (same chroot)"
 fleet_start=$(date +%s)
@@ -131,6 +135,9 @@ done
 
 # ---- 5e. the provisioning unit started by systemd
 . "$root/scripts/test-provision-boot.sh"
+
+# ---- 5f. health-gated upgrades and rollback, booted
+. "$root/scripts/test-rollback-boot.sh"
 
 fleet_time=$(($(date +%s) - fleet_start))
 echo "    section 5 took $fleet_time s"
