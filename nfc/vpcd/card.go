@@ -82,6 +82,7 @@ type session struct {
 	conn net.Conn
 	uid  []byte
 	atr  []byte
+	mem  Memory
 	seen chan struct{} // closed when the driver sent its first message
 	done chan struct{} // closed when serve returned
 }
@@ -109,6 +110,14 @@ func RandomUID() []byte {
 // UID is a random UID (see RandomUID) presents an ISO 14443-4 ATR, as a phone
 // does; others present the PC/SC part 3 ATR of a MIFARE Classic 1K.
 func (c *Card) Insert(ctx context.Context, uid []byte) error {
+	return c.InsertTag(ctx, uid, Memory{})
+}
+
+// InsertTag is Insert of a tag with memory: a Type 2 image presents the
+// PC/SC part 3 ATR of a MIFARE Ultralight (NTAG21x read the same way) and
+// answers READ BINARY (FF B0); a Type 4 application presents an ISO 14443-4
+// ATR and answers SELECT and READ BINARY of its NDEF files.
+func (c *Card) InsertTag(ctx context.Context, uid []byte, mem Memory) error {
 	if len(uid) == 0 || len(uid) > MaxUIDLen {
 		return ErrBadUID
 	}
@@ -135,7 +144,8 @@ func (c *Card) Insert(ctx context.Context, uid []byte) error {
 	s := &session{
 		conn: conn,
 		uid:  append([]byte(nil), uid...),
-		atr:  atrFor(uid),
+		atr:  atrFor(uid, mem),
+		mem:  mem,
 		seen: make(chan struct{}),
 		done: make(chan struct{}),
 	}
@@ -269,7 +279,7 @@ func (c *Card) serve(s *session) {
 				pullAway(s.conn)
 				return
 			}
-			rsp = answer(msg, s.uid, refuse)
+			rsp = s.answer(msg, refuse)
 		}
 		if err := writeMsg(s.conn, rsp); err != nil {
 			return
