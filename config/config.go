@@ -86,6 +86,10 @@ type NFC struct {
 	SPIDevice string `toml:"spi_device"`
 	ResetChip string `toml:"reset_chip"`
 	ResetLine int    `toml:"reset_line"`
+	// References and AllowedPrefixes are the NDEF policy (package
+	// nfc/ndef): "alias" (default), "ndef-then-alias" or "ndef-only".
+	References      string   `toml:"references"`
+	AllowedPrefixes []string `toml:"allowed_prefixes"`
 }
 
 // Camera configures photo capture.
@@ -231,6 +235,7 @@ func (c *Config) applyDefaults() {
 	setDur(&c.NFC.Window, 15*time.Second)
 	setStr(&c.NFC.Intent, defaultIntent)
 	setStr(&c.NFC.Driver, "pcsc")
+	setStr(&c.NFC.References, "alias")
 	c.applyRC522Defaults()
 	setStr(&c.Camera.Intent, defaultIntent)
 	if c.Camera.SettleFrames == 0 {
@@ -370,6 +375,7 @@ func (c *Config) Validate() error {
 		add("nfc.device: the pn532 driver needs the serial port the board is wired to, such as /dev/serial0 (`acbridge devices` lists the serial ports)")
 	}
 	c.validateRC522(add)
+	c.validateReferences(add)
 	if c.NFC.Window.Duration < time.Second || c.NFC.Window.Duration > 5*time.Minute {
 		add("nfc.window must be between 1s and 5m")
 	}

@@ -109,6 +109,7 @@ func StartNFC(ctx context.Context, c config.NFC, o NFCOptions) (*Reader, error) 
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
+	o.Aliaser = WithReferences(c, o.Aliaser, log)
 	open, name, polled := Polled(c, log)
 	switch {
 	case c.Driver == "keyboard":
