@@ -2,12 +2,8 @@ package vpcd
 
 import "github.com/agentcall/acbridge/nfc/ndef/ndeftest"
 
-// Memory is what a virtual tag holds besides its UID: at most one of a
-// Type 2 memory image and a Type 4 NDEF application (ndeftest builds both).
-type Memory struct {
-	Type2 *ndeftest.Type2
-	Type4 *ndeftest.Type4
-}
+// Memory is what a virtual tag holds besides its UID (ndeftest.Memory).
+type Memory = ndeftest.Memory
 
 const insReadBinary = 0xB0
 

@@ -1,5 +1,12 @@
 package ndeftest
 
+// Memory is what a stand-in tag holds besides its UID: at most one of a
+// Type 2 memory image and a Type 4 NDEF application.
+type Memory struct {
+	Type2 *Type2
+	Type4 *Type4
+}
+
 // Type4 is an ISO-DEP tag's NDEF Tag Application (Type 4 Tag 2.0) holding
 // one NDEF file. Answer keeps the selection state, as a tag does within
 // one activation; Reset starts over.
