@@ -3,6 +3,7 @@ package accept
 import (
 	"github.com/agentcall/acbridge/nfc"
 	"github.com/agentcall/acbridge/nfc/keyboard"
+	"github.com/agentcall/acbridge/station"
 )
 
 // openKeyboard opens the keyboard-style reader nfc.device names; it is
@@ -12,7 +13,7 @@ func (g *rig) openKeyboard() (nfc.Reader, error) {
 	if err != nil {
 		return nil, err
 	}
-	kb, err := keyboard.Open(&keyboard.Options{Path: g.cfg.NFC.Device, Aliaser: ks, Scope: g.scope(), Logger: g.log})
+	kb, err := keyboard.Open(&keyboard.Options{Path: g.cfg.NFC.Device, Aliaser: station.WithReferences(g.cfg.NFC, ks, g.log), Scope: g.scope(), Logger: g.log})
 	if err != nil {
 		return nil, err
 	}

@@ -38,6 +38,7 @@ func (r *runner) nfcSteps() []*step {
 		{id: "nfc.random-uid", group: GroupNFC, title: "a phone or random-UID tag is reported unidentifiable", interactive: true, timeout: to,
 			instruction: "Optional: hold a phone (NFC on) or a random-UID tag on the reader.",
 			run:         r.nfcRandom},
+		r.ndefStep(),
 	}
 }
 

@@ -29,7 +29,7 @@ func (g *rig) openPolled(ctx context.Context, open poll.OpenFunc, name string, s
 	if err != nil {
 		return nil, err
 	}
-	pr, err := poll.New(&poll.Options{Open: open, Name: name, Aliaser: ks, Scope: g.scope(), Logger: g.log})
+	pr, err := poll.New(&poll.Options{Open: open, Name: name, Aliaser: station.WithReferences(g.cfg.NFC, ks, g.log), Scope: g.scope(), Logger: g.log})
 	if err != nil {
 		return nil, err
 	}

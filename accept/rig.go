@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/agentcall/acbridge/station"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -201,7 +202,7 @@ func (g *rig) probeStatus(ctx context.Context, wait time.Duration) nfc.Status {
 		return nfc.Status{State: nfc.StateNoReader, Err: err}
 	}
 	states := make(chan nfc.Status, 4)
-	dev, err := nfc.New(ctx, &nfc.Options{Reader: g.cfg.NFC.Reader, Buzzer: g.cfg.NFC.Buzzer, Aliaser: ks, Scope: g.scope(), Logger: g.log,
+	dev, err := nfc.New(ctx, &nfc.Options{Reader: g.cfg.NFC.Reader, Buzzer: g.cfg.NFC.Buzzer, Aliaser: station.WithReferences(g.cfg.NFC, ks, g.log), Scope: g.scope(), Logger: g.log,
 		Debounce: -1, OnState: func(s nfc.Status) {
 			select {
 			case states <- s:
@@ -280,7 +281,7 @@ func (g *rig) doOpenReader(ctx context.Context) (nfc.Reader, error) {
 	if err != nil {
 		return nil, err
 	}
-	dev, err := nfc.New(g.ctx, &nfc.Options{Reader: g.cfg.NFC.Reader, Buzzer: g.cfg.NFC.Buzzer, Aliaser: ks, Scope: g.scope(), Logger: g.log})
+	dev, err := nfc.New(g.ctx, &nfc.Options{Reader: g.cfg.NFC.Reader, Buzzer: g.cfg.NFC.Buzzer, Aliaser: station.WithReferences(g.cfg.NFC, ks, g.log), Scope: g.scope(), Logger: g.log})
 	if err != nil {
 		return nil, err
 	}

@@ -44,6 +44,11 @@ func (m *simTech) Do(ctx context.Context, p Prompt) <-chan struct{} {
 		m.say("taps tag %d", p.Tag)
 	case ActTapPhone:
 		m.say("holds a phone presenting a random UID to the reader")
+	case ActTapNDEF:
+		m.say("has no tag carrying a web address and declines")
+		declined := make(chan struct{})
+		close(declined)
+		return declined
 	case ActRemove:
 		if p.Control != "" {
 			m.say("takes the tags away and presses %s", p.Control)
