@@ -37,7 +37,7 @@ func (d Device) MarshalJSON() ([]byte, error) {
 func Sections() []Section {
 	return []Section{
 		{Name: "nfc", Title: "NFC readers (PC/SC)", List: listNFCReaders},
-		{Name: "keyboardReaders", Title: "Keyboard-class input devices (nfc.device, nfc.driver = \"keyboard\")", List: listKeyboardReaders},
+		{Name: "keyboardReaders", Title: "Keyboard-class input devices (nfc.device, nfc.driver = \"keyboard\"; they type the UID and cannot read a tag's NDEF web address)", List: listKeyboardReaders},
 		{Name: "serialPorts", Title: "Serial ports (nfc.device, nfc.driver = \"pn532\")", List: listSerialPorts},
 		{Name: "spiPorts", Title: "SPI ports (nfc.spi_device, nfc.driver = \"rc522\")", List: listSPIPorts},
 		{Name: "cameras", Title: "Cameras (camera.device)", List: listCameras},
