@@ -7,6 +7,7 @@ import (
 
 	"github.com/agentcall/acbridge/nfc"
 	"github.com/agentcall/acbridge/nfc/ndef/ndeftest"
+	"github.com/agentcall/acbridge/nfc/vpcd"
 )
 
 var canary4 = []byte{0x1C, 0xA4, 0xA7, 0x17}
@@ -34,5 +35,26 @@ func TestNDEFReferencesOnPCSC(t *testing.T) {
 			}
 			c.Check(t, s, err, store.Object(scope, c.UID), r.logs.String())
 		})
+	}
+}
+
+// A phone (a random UID) carrying an allowed reference is still refused:
+// its memory is not even read.
+func TestNDEFRandomUIDStillRefused(t *testing.T) {
+	c := ndeftest.Cases(canary4, canary, true)[0]
+	r := newRig(t, func(o *nfc.Options) {
+		o.Aliaser = &nfc.References{Aliaser: o.Aliaser, Policy: c.Policy, Logger: o.Logger}
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := r.card.InsertTag(ctx, vpcd.RandomUID(), vpcd.Memory{Type4: &ndeftest.Type4{Msg: ndeftest.URIMessage(ndeftest.HARef)}}); err != nil {
+		t.Fatal(err)
+	}
+	s, err := r.dev.Scan(ctx, 10*time.Second)
+	if err != nil || !s.Unidentifiable || s.Object.ObjectRef != "" {
+		t.Fatalf("scan %+v, %v; want unidentifiable", s, err)
+	}
+	if n := r.card.Commands(); n != 1 {
+		t.Errorf("%d commands sent to a random-UID tag; want GET DATA only", n)
 	}
 }
