@@ -2,6 +2,7 @@ package nfc_test
 
 import (
 	"context"
+	"errors"
 	"testing"
 	"time"
 
@@ -56,5 +57,35 @@ func TestNDEFRandomUIDStillRefused(t *testing.T) {
 	}
 	if n := r.card.Commands(); n != 1 {
 		t.Errorf("%d commands sent to a random-UID tag; want GET DATA only", n)
+	}
+}
+
+// A tag lifted while its NDEF message is read is a tap to try again (the
+// window stays open), never its alias: the same tag must give the same
+// reference however it was tapped.
+func TestNDEFReadInterruptedIsRetried(t *testing.T) {
+	c := ndeftest.Cases(canary4, canary, true)[0]
+	r := newRig(t, func(o *nfc.Options) {
+		o.Aliaser = &nfc.References{Aliaser: o.Aliaser, Policy: c.Policy, Logger: o.Logger}
+	})
+	r.card.PullAwayAfter(2) // GET DATA and the capability container; the next page fails
+	go func() {
+		r.waitState(nfc.StateArmed)
+		r.card.InsertTag(context.Background(), c.UID, c.Mem)
+	}()
+	unread := 0
+	s, err := r.dev.ScanWith(context.Background(), 10*time.Second, &nfc.ScanOptions{OnUnread: func(err error) {
+		r.record(err.Error())
+		if !errors.Is(err, nfc.ErrTagLost) {
+			t.Errorf("unread tap reported as %v, want ErrTagLost", err)
+		}
+		unread++
+		go func() {
+			waitTagPresent(t, false)
+			r.card.InsertTag(context.Background(), c.UID, c.Mem)
+		}()
+	}})
+	if err != nil || s.Object.ObjectRef != c.Want || unread != 1 {
+		t.Fatalf("Scan = %+v, %v after %d unread taps; want the reference after 1", s, err, unread)
 	}
 }

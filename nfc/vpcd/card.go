@@ -73,6 +73,7 @@ type Card struct {
 	closed  bool
 	refuse  uint16    // status word answered to GET DATA; 0 answers the UID
 	pullN   int       // commands still to be answered by leaving the field
+	pullAt  int       // 0, or 1 + the commands to answer before leaving the field once
 	headers [][4]byte // CLA INS P1 P2 of every command APDU, in order
 	session *session
 }
@@ -214,6 +215,15 @@ func (c *Card) PullAwayOnRead(n int) {
 	c.mu.Unlock()
 }
 
+// PullAwayAfter makes the card answer n more command APDUs and leave the
+// field, as PullAwayOnRead does, at the one after them: a tag lifted while
+// its memory is read.
+func (c *Card) PullAwayAfter(n int) {
+	c.mu.Lock()
+	c.pullAt = max(n, 0) + 1
+	c.mu.Unlock()
+}
+
 // Commands returns how many command APDUs (such as GET DATA) the card has
 // answered since New: tests use it to prove a UID was not even read.
 func (c *Card) Commands() int { return int(c.commands.Load()) }
@@ -273,6 +283,10 @@ func (c *Card) serve(s *session) {
 			refuse, pull := c.refuse, c.pullN > 0
 			if pull {
 				c.pullN--
+			}
+			if c.pullAt > 0 {
+				c.pullAt--
+				pull = pull || c.pullAt == 0
 			}
 			c.mu.Unlock()
 			if pull {
