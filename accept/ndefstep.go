@@ -30,17 +30,8 @@ func (r *runner) nfcNDEF(ctx context.Context, t *T) error {
 	if err != nil {
 		return t.needs(err, "nfc.reader", "no reader")
 	}
-	sctx, stop := context.WithCancel(ctx)
-	defer stop()
-	results := make(chan scanResult, 1)
-	go func() { results <- scan(sctx, rd, t) }()
-	declined := t.prompt(ctx, Prompt{Action: ActTapNDEF, Text: t.res.Instruction, Optional: true})
-	var res scanResult
-	select {
-	case res = <-results:
-	case <-declined:
-		stop()
-		<-results
+	res, declined := optionalScan(ctx, t, rd, ActTapNDEF)
+	if declined {
 		return skipf("the technician had no tag with a web address at hand (optional)")
 	}
 	const fix = "write the tag with an address under nfc.allowed_prefixes (a phone app such as NFC Tools writes URI records), or add its prefix"
@@ -64,3 +55,20 @@ func (r *runner) nfcNDEF(ctx context.Context, t *T) error {
 }
 
 func policyReads(p ndef.Policy) bool { return p.Reads() }
+
+// optionalScan arms rd while the technician is asked to do a, which they
+// may decline; the scan's goroutine is always waited for.
+func optionalScan(ctx context.Context, t *T, rd nfc.Reader, a Action) (res scanResult, declined bool) {
+	sctx, stop := context.WithCancel(ctx)
+	defer stop()
+	results := make(chan scanResult, 1)
+	go func() { results <- scan(sctx, rd, t) }()
+	select {
+	case res = <-results:
+		return res, false
+	case <-t.prompt(ctx, Prompt{Action: a, Text: t.res.Instruction, Optional: true}):
+		stop()
+		<-results
+		return scanResult{}, true
+	}
+}
