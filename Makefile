@@ -38,7 +38,8 @@ vet:
 # virtual reader (no systemd; its own socket and vpcd port, so that neither
 # `acbridge-demo` nor another test run can touch the suite's reader:
 # scripts/pcscd.sh run) with services required (a missing service fails the
-# run instead of skipping tests), and last the cross-built packages under
+# run instead of skipping tests), fuzzes the NDEF parser for 20 s, and last
+# the cross-built packages under
 # emulation (test-cross, about 4 min warm, 13 min cold), after the VM device
 # tier (test-vm, about 1 min warm, 2-4 min cold).
 test: deps vet
@@ -46,6 +47,7 @@ test: deps vet
 	$(GO) build -o $(BIN) ./cmd/acbridge
 	interop/run.sh $(BIN)
 	scripts/pcscd.sh run env ACBRIDGE_REQUIRE_SERVICES=1 $(GO) test $(RACE) -count=1 -timeout 40m ./...
+	$(GO) test -run '^$$' -fuzz FuzzNDEF -fuzztime 20s ./nfc/ndef/
 	$(MAKE) --no-print-directory test-vm
 	$(MAKE) --no-print-directory test-cross
 

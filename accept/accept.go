@@ -80,6 +80,7 @@ type Action string
 const (
 	ActTap      Action = "tap"       // put Prompt.Tag (1 or 2) on the reader, lifting any tag first
 	ActTapPhone Action = "tap-phone" // put a phone or random-UID tag on the reader (optional)
+	ActTapNDEF  Action = "tap-ndef"  // put a tag carrying a web address on the reader (optional)
 	ActRemove   Action = "remove"    // take every tag off the reader, then press Prompt.Control if set
 	ActPress    Action = "press"     // press and release Prompt.Control once
 	ActAim      Action = "aim"       // point the camera at the scene it will see in use

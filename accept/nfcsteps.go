@@ -38,6 +38,7 @@ func (r *runner) nfcSteps() []*step {
 		{id: "nfc.random-uid", group: GroupNFC, title: "a phone or random-UID tag is reported unidentifiable", interactive: true, timeout: to,
 			instruction: "Optional: hold a phone (NFC on) or a random-UID tag on the reader.",
 			run:         r.nfcRandom},
+		r.ndefStep(),
 	}
 }
 
@@ -236,17 +237,8 @@ func (r *runner) nfcRandom(ctx context.Context, t *T) error {
 	if err != nil {
 		return t.needs(err, "nfc.reader", "no reader")
 	}
-	sctx, stop := context.WithCancel(ctx)
-	defer stop()
-	results := make(chan scanResult, 1)
-	go func() { results <- scan(sctx, rd, t) }()
-	declined := t.prompt(ctx, Prompt{Action: ActTapPhone, Text: t.res.Instruction, Optional: true})
-	var res scanResult
-	select {
-	case res = <-results:
-	case <-declined:
-		stop()
-		<-results
+	res, declined := optionalScan(ctx, t, rd, ActTapPhone)
+	if declined {
 		return skipf("the technician had no phone or random-UID tag at hand (optional)")
 	}
 	if res.err != nil {

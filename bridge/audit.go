@@ -3,6 +3,7 @@ package bridge
 import (
 	"log/slog"
 
+	"github.com/agentcall/acbridge/nfc"
 	"github.com/agentcall/acbridge/protocol"
 )
 
@@ -11,7 +12,8 @@ import (
 // dimensions, the request it answered (its interactionId escaped and cut:
 // the agent chose its length and characters), its turn and the agent's
 // origin, so an operator can answer "what did this kiosk send, and when".
-// It never carries a UID (the reader never hands one out) or image bytes.
+// It never carries a UID (the reader never hands one out) or image bytes,
+// nor a portable NDEF reference, which may name a person: only its digest.
 func (c *conv) auditSent(kind string, r collected, turn int64) {
 	attrs := []any{
 		slog.String("audit", "observation.sent"),
@@ -26,7 +28,8 @@ func (c *conv) auditSent(kind string, r collected, turn int64) {
 		attrs = append(attrs, slog.String("interactionId", protocol.ForLog(r.interactionID, maxLoggedID)))
 	}
 	if o := r.obs.Object; o != nil {
-		attrs = append(attrs, slog.String("objectRef", o.ObjectRef), slog.String("payloadSha256", o.PayloadSHA256))
+		attrs = append(attrs, slog.String("objectRef", nfc.LoggedRef(*o)), slog.String("carrier", o.Carrier),
+			slog.String("payloadSha256", o.PayloadSHA256))
 	}
 	if im := r.obs.Image; im != nil {
 		attrs = append(attrs, slog.String("sha256", im.SHA256), slog.Int("byteCount", im.ByteCount),

@@ -55,6 +55,8 @@ type collected struct {
 	interactionID string
 	started       time.Time
 	err           error
+	// note is the reader's word on the sent object (nfc.Scan.Note).
+	note string
 }
 
 // session runs one logical session to its end. established reports whether
@@ -276,8 +278,8 @@ func (c *conv) press(ctx context.Context, ev button.Event) bool {
 		b.o.LED.Set(button.LightOn)
 		b.printAndDisplay(notice.Notice{Kind: notice.Armed, Control: button.Scan, Text: fmt.Sprintf("reader armed for %s: tap a tag", b.o.Window.Round(time.Second))})
 		go func() {
-			obs, err := c.scan(ctx, id)
-			c.results <- collected{control: ev.Control, obs: obs, interactionID: interactionID, started: started, err: err}
+			obs, note, err := c.scan(ctx, id)
+			c.results <- collected{control: ev.Control, obs: obs, interactionID: interactionID, started: started, err: err, note: note}
 		}()
 	case protocol.Photo:
 		c.photos++
@@ -295,17 +297,17 @@ func (c *conv) press(ctx context.Context, ev button.Event) bool {
 // errUnidentifiable: the tag presented a random UID and was not sent.
 var errUnidentifiable = errors.New("this tag cannot be identified (a phone or a card with a random ID); nothing was sent")
 
-func (c *conv) scan(ctx context.Context, id string) (*protocol.Observation, error) {
+func (c *conv) scan(ctx context.Context, id string) (*protocol.Observation, string, error) {
 	r, err := c.b.o.Reader.ScanWith(ctx, c.b.o.Window, c.scanOptions())
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	if r.Unidentifiable {
-		return nil, errUnidentifiable
+		return nil, "", errUnidentifiable
 	}
 	obj := r.Object
 	return &protocol.Observation{SchemaVersion: protocol.SchemaVersion, ObservationID: id,
-		CapturedAt: c.b.o.Now().UTC().Format(time.RFC3339), Intent: c.b.o.ScanIntent, Object: &obj}, nil
+		CapturedAt: c.b.o.Now().UTC().Format(time.RFC3339), Intent: c.b.o.ScanIntent, Object: &obj}, r.Note, nil
 }
 
 func (c *conv) photo(ctx context.Context, id string) (*protocol.Observation, error) {
@@ -367,6 +369,9 @@ func (c *conv) collectionDone(ctx context.Context, r collected) {
 		text = "photo sent"
 	}
 	b.printAndDisplay(notice.Notice{Kind: notice.Sent, Control: r.control, Text: text})
+	if r.note != "" {
+		b.printAndDisplay(notice.Notice{Kind: notice.Info, Text: r.note})
+	}
 }
 
 // say sends a typed user turn.

@@ -87,6 +87,10 @@ type NFC struct {
 	SPIDevice string `toml:"spi_device"`
 	ResetChip string `toml:"reset_chip"`
 	ResetLine int    `toml:"reset_line"`
+	// References and AllowedPrefixes are the NDEF policy (package
+	// nfc/ndef): "alias" (default), "ndef-then-alias" or "ndef-only".
+	References      string   `toml:"references"`
+	AllowedPrefixes []string `toml:"allowed_prefixes"`
 }
 
 // Camera configures photo capture.
@@ -246,6 +250,7 @@ func (c *Config) applyDefaults() {
 	setDur(&c.NFC.Window, 15*time.Second)
 	setStr(&c.NFC.Intent, defaultIntent)
 	setStr(&c.NFC.Driver, "pcsc")
+	setStr(&c.NFC.References, "alias")
 	c.applyRC522Defaults()
 	setStr(&c.Camera.Intent, defaultIntent)
 	if c.Camera.SettleFrames == 0 {
@@ -377,6 +382,7 @@ func (c *Config) Validate() error {
 			add("modalities.enabled: unknown modality %q (%s)", clip(m), strings.Join(modalityNames(), ", "))
 		}
 	}
+	c.validateReferences(add)
 	if c.NFC.Window.Duration < time.Second || c.NFC.Window.Duration > 5*time.Minute {
 		add("nfc.window must be between 1s and 5m")
 	}

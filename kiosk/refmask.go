@@ -28,10 +28,15 @@ type refMask struct {
 	grams map[string]int // run → how many remembered aliases have it
 }
 
-// add remembers the alias of objectRef (or objectRef itself, if it is not
-// a URN), forgetting the oldest beyond maxRefs.
+// add remembers the alias of objectRef (the path of an https:// NDEF
+// reference), forgetting the oldest beyond maxRefs.
 func (m *refMask) add(objectRef string) {
 	a := strings.ToLower(strings.TrimPrefix(objectRef, protocol.ObjectRefPrefix))
+	if rest, ok := strings.CutPrefix(a, "https://"); ok {
+		// A portable NDEF reference: its host and "https://" are common
+		// words; what names the object (or a person) is the rest.
+		_, a, _ = strings.Cut(rest, "/")
+	}
 	if len(a) < refGram {
 		return
 	}

@@ -19,6 +19,12 @@
 //     answer) is not a result: the window stays open, the caller hears of
 //     it through ScanOptions.OnUnread, and a tag still on the reader is
 //     read again after a moment;
+//   - under the [nfc] references policy (References, package nfc/ndef),
+//     the tag's NDEF message on the same connection: a storage card (PC/SC
+//     part 3 ATR with RID A0 00 00 03 06) through READ BINARY FF B0 00
+//     page 10 (part 3, 3.2.2.1.8) as a Type 2 tag, any other tag as an
+//     ISO-DEP tag through the Type 4 NDEF application's SELECT and READ
+//     BINARY;
 //   - recovery without restarting: pcscd stopped, killed or restarted and
 //     readers unplugged end the PC/SC context, which Run re-establishes with
 //     bounded exponential backoff, reporting the state (Options.OnState)

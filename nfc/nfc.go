@@ -48,6 +48,9 @@ type Scan struct {
 	// Err says why the tap could not be read, for example
 	// ErrGetDataUnsupported or ErrTagLost; the window stays open.
 	Err error
+	// Note, with Object, tells the person something about it: FallbackNote
+	// when the tag's NDEF reference was not allowed and its alias was sent.
+	Note string
 
 	Reader string
 	// PresentAt is when pcscd reported the tag, or when the window opened

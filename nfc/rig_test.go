@@ -51,7 +51,7 @@ func canaryForms(uid []byte) []string {
 
 func assertNoCanary(t testing.TB, where string, b []byte) {
 	t.Helper()
-	for _, uid := range [][]byte{canary, other} {
+	for _, uid := range [][]byte{canary, other, canary4} {
 		for _, f := range canaryForms(uid) {
 			if bytes.Contains(b, []byte(f)) {
 				t.Errorf("%s contains the tag UID (as %q)", where, f)

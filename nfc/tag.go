@@ -50,7 +50,7 @@ func (d *Dev) readTag(ctx context.Context, sc *scard.Context, reader string, p *
 	case s.Unidentifiable:
 		d.log.Info("nfc: tag with a random UID (phone or emulated card): unidentifiable, not sent", "reader", reader)
 	default:
-		d.log.Info("nfc: tag read", "reader", reader, "objectRef", s.Object.ObjectRef,
+		d.log.Info("nfc: tag read", "reader", reader, "objectRef", LoggedRef(s.Object),
 			"latency", s.ReadyAt.Sub(s.PresentAt), "readerTime", s.ReaderTime)
 	}
 	d.deliver(ctx, s)
@@ -73,26 +73,29 @@ func (d *Dev) identify(sc *scard.Context, reader string) (Scan, error) {
 	d.quiet(card, reader)
 	rsp, terr := card.Transmit(getDataUID)
 	defer clear(rsp)
+	s := Scan{}
+	var uid []byte
+	if terr == nil {
+		uid, s.Err = parseGetData(rsp)
+		switch {
+		case s.Err != nil:
+		case RandomUID(uid):
+			s.Unidentifiable = true
+		default:
+			// The tag's memory is read on the same connection, while the
+			// tag is still selected.
+			s.Object, s.Note, s.Err = ObjectOf(d.opts.Aliaser, d.opts.Scope, uid, tagMemory(card))
+		}
+	}
 	if derr := card.Disconnect(scard.LeaveCard); derr != nil {
 		d.log.Debug("nfc: disconnect", "err", derr)
 	}
-	s := Scan{ReaderTime: time.Now().Sub(t0)}
+	s.ReaderTime = time.Now().Sub(t0)
 	if terr != nil {
 		if contextEnding(terr) {
 			return Scan{}, terr
 		}
 		s.Err = readError(terr)
-		s.ReadyAt = time.Now()
-		return s, nil
-	}
-	uid, err := parseGetData(rsp)
-	switch {
-	case err != nil:
-		s.Err = err
-	case RandomUID(uid):
-		s.Unidentifiable = true
-	default:
-		s.Object = d.opts.Aliaser.Object(d.opts.Scope, uid)
 	}
 	s.ReadyAt = time.Now()
 	return s, nil

@@ -86,7 +86,7 @@ var readerDrivers = []ReaderDriver{
 		Open: func(_ context.Context, c config.NFC, o NFCOptions) (*Reader, error) {
 			return StartKeyboard(&keyboard.Options{Path: c.Device, Aliaser: o.Aliaser, Scope: o.Scope, Logger: o.Logger, OnState: o.OnState})
 		},
-		List: Section{Name: "keyboardReaders", Title: "Keyboard-class input devices (nfc.device, nfc.driver = \"keyboard\")", List: listKeyboardReaders},
+		List: Section{Name: "keyboardReaders", Title: "Keyboard-class input devices (nfc.device, nfc.driver = \"keyboard\"; they type the UID and cannot read a tag's NDEF web address)", List: listKeyboardReaders},
 	},
 	{
 		Name:   "pn532",

@@ -109,6 +109,7 @@ func StartNFC(ctx context.Context, c config.NFC, o NFCOptions) (*Reader, error) 
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
+	o.Aliaser = WithReferences(c, o.Aliaser, o.Logger)
 	d, ok := LookupReaderDriver(c.Driver)
 	if !ok {
 		return nil, fmt.Errorf("nfc.driver: unknown driver %q (%s)", clip(c.Driver), strings.Join(ReaderDriverNames(), ", "))

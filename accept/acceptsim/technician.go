@@ -10,6 +10,8 @@ import (
 
 	"github.com/agentcall/acbridge/accept"
 	"github.com/agentcall/acbridge/audio"
+	"github.com/agentcall/acbridge/nfc/ndef/ndeftest"
+	"github.com/agentcall/acbridge/nfc/vpcd"
 	"github.com/agentcall/acbridge/station/sim"
 )
 
@@ -43,6 +45,14 @@ func (m *simTech) Do(ctx context.Context, p accept.Prompt) <-chan struct{} {
 		m.say("taps tag %d", p.Tag)
 	case accept.ActTapPhone:
 		m.say("holds a phone presenting a random UID to the reader")
+	case accept.ActTapNDEF:
+		if m.s.InProcess != nil { // it reads no tag memory
+			m.say("has no tag carrying a web address and declines")
+			declined := make(chan struct{})
+			close(declined)
+			return declined
+		}
+		m.say("taps tag 1 carrying a Home Assistant tag address")
 	case accept.ActRemove:
 		if p.Control != "" {
 			m.say("takes the tags away and presses %s", p.Control)
@@ -73,6 +83,9 @@ func (m *simTech) act(ctx context.Context, p accept.Prompt) error {
 		return m.place(ctx, m.s.o.Tags[p.Tag-1])
 	case accept.ActTapPhone:
 		return m.place(ctx, sim.RandomUID())
+	case accept.ActTapNDEF:
+		tag := m.s.o.Tags[0]
+		return m.s.PlaceTag(ctx, tag, vpcd.Memory{Type2: ndeftest.Tag(tag, ndeftest.HARef)})
 	case accept.ActRemove:
 		if err := m.lift(ctx); err != nil {
 			return err

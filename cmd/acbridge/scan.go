@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"strings"
 	"sync"
 	"time"
 
@@ -27,7 +28,7 @@ const defaultScanScope = "http://localhost"
 // shows the alias a tag maps to. stdout carries only observations (one per
 // line with --json); progress and problems go to stderr.
 func runScan(ctx context.Context, e *env, args []string) int {
-	fs := newFlagSet(e, "scan", "[--reader NAME | [--driver keyboard|pn532|rc522] --device PATH] [--once] [--json] [--keystore PATH] [--scope ORIGIN] [--window DURATION] [--verbose]")
+	fs := newFlagSet(e, "scan", "[--reader NAME | [--driver keyboard|pn532|rc522] --device PATH] [--once] [--json] [--keystore PATH] [--scope ORIGIN] [--window DURATION] [--references MODE --allowed-prefixes LIST] [--verbose]")
 	reader := fs.String("reader", "", "PC/SC reader name (default: first contactless reader)")
 	device := fs.String("device", "", "a keyboard-style reader's input `device` (/dev/input/by-id/…-event-kbd), the serial port of --driver pn532 or the spidev node of --driver rc522")
 	driver := fs.String("driver", "", "reader `driver`: pcsc, keyboard, pn532 or rc522 (default: keyboard with --device, else pcsc)")
@@ -37,6 +38,8 @@ func runScan(ctx context.Context, e *env, args []string) int {
 	scopeFlag := fs.String("scope", "", "agent origin the alias is for (default "+defaultScanScope+"; aliases differ per agent)")
 	window := fs.Duration("window", 30*time.Second, "how long the reader stays armed for one tag")
 	verbose := fs.Bool("verbose", false, "log reader diagnostics to stderr")
+	refs := fs.String("references", "alias", "what a tag is sent as, as nfc.references: alias, ndef-then-alias or ndef-only")
+	prefixes := fs.String("allowed-prefixes", "", "comma-separated https:// `prefixes` a tag's own web address must start with, as nfc.allowed_prefixes")
 	if code, ok := parseFlags(e, fs, args); !ok {
 		return code
 	}
@@ -51,6 +54,13 @@ func runScan(ctx context.Context, e *env, args []string) int {
 	n, err := station.NFCFromFlags(*driver, *device, *reader)
 	if err != nil {
 		fmt.Fprintf(e.Stderr, "acbridge scan: %v\n", err)
+		return 2
+	}
+	if n.References, n.AllowedPrefixes = *refs, splitList(*prefixes); n.Driver == "keyboard" && n.References != "alias" {
+		fmt.Fprintln(e.Stderr, "note: a keyboard-style reader types the UID and cannot read the tag's web address; every tag is its alias")
+	}
+	if p := n.NDEFPolicy(); p.Check() != nil {
+		fmt.Fprintf(e.Stderr, "acbridge scan: %v\n", p.Check())
 		return 2
 	}
 	origin := *scopeFlag
@@ -99,6 +109,17 @@ func runScan(ctx context.Context, e *env, args []string) int {
 		return 1
 	}
 	return 0
+}
+
+// splitList splits a comma-separated flag, dropping empty items.
+func splitList(s string) []string {
+	var l []string
+	for _, v := range strings.Split(s, ",") {
+		if v = strings.TrimSpace(v); v != "" {
+			l = append(l, v)
+		}
+	}
+	return l
 }
 
 func printScanStatus(w io.Writer, s nfc.Status) {

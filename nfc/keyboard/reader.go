@@ -262,8 +262,12 @@ func (r *Reader) identify(l *line) nfc.Scan {
 		s.Unidentifiable = true
 		r.log.Info("nfc/keyboard: tag with a random UID: unidentifiable, not sent")
 	default:
-		s.Object = r.opts.Aliaser.Object(r.opts.Scope, uid)
-		r.log.Info("nfc/keyboard: tag read", "objectRef", s.Object.ObjectRef)
+		// A typed UID comes without the tag's memory: under an NDEF
+		// policy this is the alias with a note, or a refusal.
+		s.Object, s.Note, s.Err = nfc.ObjectOf(r.opts.Aliaser, r.opts.Scope, uid, nfc.TagMemory{})
+		if s.Err == nil {
+			r.log.Info("nfc/keyboard: tag read", "objectRef", nfc.LoggedRef(s.Object))
+		}
 	}
 	return s
 }

@@ -63,6 +63,7 @@ type Chip struct {
 	timeout time.Duration
 	log     *slog.Logger
 	fw      Firmware
+	sak     byte // SEL_RES of the tag the last Poll found
 }
 
 var (
@@ -164,6 +165,7 @@ func (c *Chip) Poll(ctx context.Context) ([]byte, error) {
 	if uid == nil {
 		return nil, poll.ErrNoTag
 	}
+	c.sak = a[4]
 	return uid, nil
 }
 

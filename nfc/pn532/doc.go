@@ -20,6 +20,10 @@
 //     once instead of waiting forever), InListPassiveTarget (4A, MaxTg 1,
 //     BrTy 00: 106 kbps type A) answering NbTg, Tg, SENS_RES, SEL_RES,
 //     NFCIDLength and NFCID1.
+//   - InDataExchange (section 7.3.8, command 0x40) to target 1 for the
+//     tag's memory (poll.MemoryReader): Type 2 READ 0x30 of four pages,
+//     or ISO 7816-4 APDUs to an ISO-DEP tag (SEL_RES bit 0x20; the PN532
+//     sends RATS itself); status 0x01 is a tag gone, others its refusal.
 //
 // Every read is bounded: a frame is at most 262 bytes, garbage before a
 // start code is skipped up to a limit, and each answer has a deadline; a

@@ -3,6 +3,8 @@ package poll
 import (
 	"context"
 	"errors"
+
+	"github.com/agentcall/acbridge/nfc"
 )
 
 // Chip is one reader chip the host polls. Implementations: nfc/rc522,
@@ -18,6 +20,14 @@ type Chip interface {
 	FieldOff(ctx context.Context) error
 	// Close releases the bus or port. Safe to call twice.
 	Close() error
+}
+
+// MemoryReader is a Chip that can read the memory of the tag its last
+// Poll found, while that tag is still selected (nfc.TagMemory: Type 2
+// pages with READ 0x30, APDUs for an ISO-DEP tag). ctx bounds every
+// exchange of the read.
+type MemoryReader interface {
+	Memory(ctx context.Context) nfc.TagMemory
 }
 
 // OpenFunc opens (or reopens, after a failure) the chip.

@@ -138,7 +138,13 @@ func (r *Reader) serve(ctx context.Context, chip Chip, held *presence) (healthy 
 			return healthy, err
 		default:
 			healthy = true
-			r.identify(w, uid, t0, held)
+			mctx, cancel := context.WithTimeout(ctx, r.opts.Exchange)
+			var mem nfc.TagMemory
+			if m, ok := chip.(MemoryReader); ok {
+				mem = m.Memory(mctx)
+			}
+			r.identify(w, uid, t0, held, mem)
+			cancel()
 			clear(uid)
 		}
 		if !r.sleep(ctx, r.opts.Interval, nil) {
@@ -156,7 +162,7 @@ func (r *Reader) exchange(ctx context.Context, f func(context.Context) error) er
 
 // identify turns a polled UID into the window's result, unless it is the tag
 // already delivered and still in the field.
-func (r *Reader) identify(w *window, uid []byte, polledAt time.Time, held *presence) {
+func (r *Reader) identify(w *window, uid []byte, polledAt time.Time, held *presence, mem nfc.TagMemory) {
 	now := time.Now()
 	s := nfc.Scan{Reader: r.opts.Name, PresentAt: polledAt, ReadyAt: now, ReaderTime: now.Sub(polledAt)}
 	if polledAt.Before(w.at) {
@@ -181,13 +187,28 @@ func (r *Reader) identify(w *window, uid []byte, polledAt time.Time, held *prese
 		s.Unidentifiable = true
 		r.log.Info("nfc/poll: tag with a random UID (phone or emulated card): unidentifiable, not sent", "reader", r.opts.Name)
 	default:
-		obj := r.opts.Aliaser.Object(r.opts.Scope, uid)
-		if held.ref == obj.ObjectRef {
+		// Presence is the alias's even when an NDEF reference is sent: two
+		// tags carrying the same reference are two tags.
+		alias := r.opts.Aliaser.Object(r.opts.Scope, uid)
+		if held.ref == alias.ObjectRef {
 			return // left in the field since it was delivered
 		}
-		next = presence{ref: obj.ObjectRef}
-		s.Object = obj
-		r.log.Info("nfc/poll: tag read", "reader", r.opts.Name, "objectRef", obj.ObjectRef, "latency", s.ReadyAt.Sub(s.PresentAt))
+		obj, note, err := nfc.ObjectOf(r.opts.Aliaser, r.opts.Scope, uid, mem)
+		if nfc.Retryable(err) {
+			r.log.Info("nfc/poll: tag left before its NDEF message was read", "reader", r.opts.Name)
+			r.unread(w, err)
+			return
+		}
+		if err != nil {
+			next = presence{ref: alias.ObjectRef}
+			s.Err = err
+			r.log.Info("nfc/poll: tag refused", "reader", r.opts.Name, "err", err)
+			break
+		}
+		next = presence{ref: alias.ObjectRef}
+		s.Object, s.Note = obj, note
+		s.ReadyAt = time.Now()
+		r.log.Info("nfc/poll: tag read", "reader", r.opts.Name, "objectRef", nfc.LoggedRef(obj), "latency", s.ReadyAt.Sub(s.PresentAt))
 	}
 	// Only a delivered tag counts as left in the field: one read as its
 	// window ended must be read again by the next window.

@@ -35,6 +35,12 @@
 // halted ignores REQA and WUPA alike, ISO/IEC 14443-3 figure 7), which is
 // what lets package poll tell "still there" from "gone".
 //
+// For the tag's memory (poll.MemoryReader) each read wakes and selects the
+// polled tag again, sends the Type 2 READ 0x30 with CRC_A (NTAG213/215/216
+// datasheet, 10.2: 16 bytes and CRC_A, or a 4-bit NAK) and halts it; an
+// ISO-DEP tag (SAK bit 0x20) is not read, as the ISO/IEC 14443-4 block
+// protocol is not implemented.
+//
 // Two tags in the field at once collide; the full bit-wise anticollision
 // is not done: Poll reports no tag until one is taken away.
 //

@@ -2,6 +2,7 @@ package rc522
 
 import (
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"time"
@@ -45,6 +46,21 @@ func (c *Chip) Poll(ctx context.Context) ([]byte, error) {
 			return nil, err
 		}
 	}
+	uid, err := c.wakeSelect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	c.polled = sha256.Sum256(uid)
+	if err := c.halt(ctx); err != nil {
+		clear(uid)
+		return nil, err
+	}
+	return uid, nil
+}
+
+// wakeSelect wakes a tag (WUPA, which halted tags answer too) and selects
+// it, returning its UID.
+func (c *Chip) wakeSelect(ctx context.Context) ([]byte, error) {
 	atqa, bits, err := c.transceive(ctx, []byte{cmdWUPA}, 7)
 	if err != nil {
 		return nil, err
@@ -52,15 +68,7 @@ func (c *Chip) Poll(ctx context.Context) ([]byte, error) {
 	if len(atqa) != 2 || bits != 0 {
 		return nil, fmt.Errorf("%w: ATQA of %d bytes and %d bits", ErrTagFrame, len(atqa), bits)
 	}
-	uid, err := c.selectUID(ctx)
-	if err != nil {
-		return nil, err
-	}
-	if err := c.halt(ctx); err != nil {
-		clear(uid)
-		return nil, err
-	}
-	return uid, nil
+	return c.selectUID(ctx)
 }
 
 // selectUID runs the anticollision step and SELECT for each cascade level
@@ -93,6 +101,7 @@ func (c *Chip) selectUID(ctx context.Context) ([]byte, error) {
 			return fail(fmt.Errorf("%w: cascade level %d: SAK of %d bytes or with a wrong CRC_A", ErrTagFrame, level+1, len(sak)))
 		}
 		more := sak[0]&sakCascade != 0
+		c.sak = sak[0]
 		switch {
 		case more && part[0] != cascadeTag:
 			return fail(fmt.Errorf("%w: cascade level %d: SAK says the UID goes on, but no cascade tag", ErrTagFrame, level+1))

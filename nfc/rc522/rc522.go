@@ -2,6 +2,7 @@ package rc522
 
 import (
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io"
@@ -80,6 +81,11 @@ type Chip struct {
 	fieldOn  bool
 	closed   bool
 	closeErr error
+	// sak is the last selected tag's final SAK; polled the SHA-256 of
+	// the UID the last Poll read, so that Memory reads that tag and no
+	// other without keeping its UID.
+	sak    byte
+	polled [sha256.Size]byte
 }
 
 var _ poll.Chip = (*Chip)(nil)

@@ -103,6 +103,9 @@ func (p *printer) print(s nfc.Scan) error {
 	if _, err := protocol.CheckObservationJSON(raw, []protocol.Modality{protocol.NFC}); err != nil {
 		return fmt.Errorf("the observation does not pass the 0.1 checks: %w", err)
 	}
+	if s.Note != "" {
+		fmt.Fprintf(p.Err, "note: %s\n", s.Note)
+	}
 	if p.JSON {
 		_, err = fmt.Fprintf(p.Out, "%s\n", raw)
 		return err

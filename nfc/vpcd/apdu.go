@@ -48,13 +48,17 @@ func sw(w uint16) []byte { return []byte{byte(w >> 8), byte(w)} }
 // section 3.1.3.2.3): a storage-card ATR (RID A0 00 00 03 06, standard 03 =
 // ISO 14443 A part 3, card name 00 01 = MIFARE Classic 1K), or for a random
 // UID, as phones present, an ISO 14443-4 ATR without historical bytes.
-func atrFor(uid []byte) []byte {
-	if len(uid) == 4 && uid[0] == isoDEPUIDFirst {
+func atrFor(uid []byte, mem Memory) []byte {
+	if (len(uid) == 4 && uid[0] == isoDEPUIDFirst) || mem.Type4 != nil {
 		return withTCK([]byte{0x3B, 0x80, 0x80, 0x01})
+	}
+	name := byte(0x01)
+	if mem.Type2 != nil {
+		name = 0x03 // MIFARE Ultralight
 	}
 	return withTCK([]byte{
 		0x3B, 0x8F, 0x80, 0x01, 0x80, 0x4F, 0x0C,
-		0xA0, 0x00, 0x00, 0x03, 0x06, 0x03, 0x00, 0x01,
+		0xA0, 0x00, 0x00, 0x03, 0x06, 0x03, 0x00, name,
 		0x00, 0x00, 0x00, 0x00,
 	})
 }

@@ -36,10 +36,10 @@ func TestAnswer(t *testing.T) {
 func TestATR(t *testing.T) {
 	// The MIFARE Classic 1K ATR as PC/SC part 3 readers (ACR122U) report it.
 	want := []byte{0x3B, 0x8F, 0x80, 0x01, 0x80, 0x4F, 0x0C, 0xA0, 0x00, 0x00, 0x03, 0x06, 0x03, 0x00, 0x01, 0x00, 0x00, 0x00, 0x00, 0x6A}
-	if got := atrFor([]byte{1, 2, 3, 4, 5, 6, 7}); !bytes.Equal(got, want) {
+	if got := atrFor([]byte{1, 2, 3, 4, 5, 6, 7}, Memory{}); !bytes.Equal(got, want) {
 		t.Errorf("storage card ATR % X, want % X", got, want)
 	}
-	if got, want := atrFor([]byte{0x08, 1, 2, 3}), []byte{0x3B, 0x80, 0x80, 0x01, 0x01}; !bytes.Equal(got, want) {
+	if got, want := atrFor([]byte{0x08, 1, 2, 3}, Memory{}), []byte{0x3B, 0x80, 0x80, 0x01, 0x01}; !bytes.Equal(got, want) {
 		t.Errorf("random-UID ATR % X, want % X", got, want)
 	}
 }

@@ -73,6 +73,7 @@ type Card struct {
 	closed  bool
 	refuse  uint16    // status word answered to GET DATA; 0 answers the UID
 	pullN   int       // commands still to be answered by leaving the field
+	pullAt  int       // 0, or 1 + the commands to answer before leaving the field once
 	headers [][4]byte // CLA INS P1 P2 of every command APDU, in order
 	session *session
 }
@@ -82,6 +83,7 @@ type session struct {
 	conn net.Conn
 	uid  []byte
 	atr  []byte
+	mem  Memory
 	seen chan struct{} // closed when the driver sent its first message
 	done chan struct{} // closed when serve returned
 }
@@ -109,6 +111,14 @@ func RandomUID() []byte {
 // UID is a random UID (see RandomUID) presents an ISO 14443-4 ATR, as a phone
 // does; others present the PC/SC part 3 ATR of a MIFARE Classic 1K.
 func (c *Card) Insert(ctx context.Context, uid []byte) error {
+	return c.InsertTag(ctx, uid, Memory{})
+}
+
+// InsertTag is Insert of a tag with memory: a Type 2 image presents the
+// PC/SC part 3 ATR of a MIFARE Ultralight (NTAG21x read the same way) and
+// answers READ BINARY (FF B0); a Type 4 application presents an ISO 14443-4
+// ATR and answers SELECT and READ BINARY of its NDEF files.
+func (c *Card) InsertTag(ctx context.Context, uid []byte, mem Memory) error {
 	if len(uid) == 0 || len(uid) > MaxUIDLen {
 		return ErrBadUID
 	}
@@ -135,7 +145,8 @@ func (c *Card) Insert(ctx context.Context, uid []byte) error {
 	s := &session{
 		conn: conn,
 		uid:  append([]byte(nil), uid...),
-		atr:  atrFor(uid),
+		atr:  atrFor(uid, mem),
+		mem:  mem,
 		seen: make(chan struct{}),
 		done: make(chan struct{}),
 	}
@@ -204,6 +215,15 @@ func (c *Card) PullAwayOnRead(n int) {
 	c.mu.Unlock()
 }
 
+// PullAwayAfter makes the card answer n more command APDUs and leave the
+// field, as PullAwayOnRead does, at the one after them: a tag lifted while
+// its memory is read.
+func (c *Card) PullAwayAfter(n int) {
+	c.mu.Lock()
+	c.pullAt = max(n, 0) + 1
+	c.mu.Unlock()
+}
+
 // Commands returns how many command APDUs (such as GET DATA) the card has
 // answered since New: tests use it to prove a UID was not even read.
 func (c *Card) Commands() int { return int(c.commands.Load()) }
@@ -264,12 +284,16 @@ func (c *Card) serve(s *session) {
 			if pull {
 				c.pullN--
 			}
+			if c.pullAt > 0 {
+				c.pullAt--
+				pull = pull || c.pullAt == 0
+			}
 			c.mu.Unlock()
 			if pull {
 				pullAway(s.conn)
 				return
 			}
-			rsp = answer(msg, s.uid, refuse)
+			rsp = s.answer(msg, refuse)
 		}
 		if err := writeMsg(s.conn, rsp); err != nil {
 			return

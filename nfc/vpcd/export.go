@@ -7,4 +7,4 @@ func Answer(cmd, uid []byte) []byte { return answer(cmd, uid, 0) }
 
 // ATR returns the answer-to-reset a PC/SC part 3 contactless reader builds
 // for a tag with uid.
-func ATR(uid []byte) []byte { return atrFor(uid) }
+func ATR(uid []byte) []byte { return atrFor(uid, Memory{}) }

@@ -323,6 +323,18 @@ func (k *Kiosk) Place(ctx context.Context, uid []byte) error {
 	return k.card.Insert(ctx, uid)
 }
 
+// PlaceTag is Place of a tag with memory (an NDEF message). The in-process
+// reader reads no tag memory: there it is an error.
+func (k *Kiosk) PlaceTag(ctx context.Context, uid []byte, mem vpcd.Memory) error {
+	if k.InProcess != nil {
+		return errors.New("simulation: the in-process reader reads no tag memory")
+	}
+	if err := k.Lift(ctx); err != nil {
+		return err
+	}
+	return k.card.InsertTag(ctx, uid, mem)
+}
+
 // Lift takes the tag off and, on vpcd, waits until pcscd has seen it go:
 // pcscd polls the driver, and a card put back before the next poll would
 // look as if it never left, so the reader would not read it again.

@@ -18,6 +18,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/agentcall/acbridge/internal/changed"
+	"github.com/agentcall/acbridge/nfc/ndef/ndeftest"
 )
 
 // Fault is a way the board misbehaves.
@@ -46,6 +47,7 @@ type Emulator struct {
 	field    bool
 	retries  byte // MxRtyPassiveActivation; FF (the default) waits for a tag for ever
 	uid      []byte
+	mem      ndeftest.Memory
 	fault    Fault
 	faultN   int // answers left to spoil; negative: all
 	commands []byte
@@ -80,9 +82,16 @@ func (e *Emulator) Close() error {
 
 // SetTag puts a tag with uid in the field (nil: none).
 func (e *Emulator) SetTag(uid []byte) {
+	e.SetTagMemory(uid, ndeftest.Memory{})
+}
+
+// SetTagMemory puts a tag with uid and memory mem in the field: a Type 2
+// image answers READ (0x30) through InDataExchange, a Type 4 application
+// makes the tag ISO-DEP (SEL_RES 0x20, an ATS) and answers APDUs.
+func (e *Emulator) SetTagMemory(uid []byte, mem ndeftest.Memory) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	e.uid = bytes.Clone(uid)
+	e.uid, e.mem = bytes.Clone(uid), mem
 }
 
 // SetFault makes the next n answers misbehave as f (n < 0: all of them,
@@ -218,12 +227,17 @@ func (e *Emulator) command(cmd byte, p []byte) {
 		e.polls++
 		switch {
 		case e.uid != nil:
-			answer = target(e.uid)
+			answer = target(e.uid, e.mem.Type4 != nil)
+			if e.mem.Type4 != nil {
+				e.mem.Type4.Reset()
+			}
 		case e.retries == 0xFF:
 			answer = nil // a real PN532 waits for a tag for ever
 		default:
 			answer = []byte{0x00}
 		}
+	case cmd == 0x40 && len(p) >= 2 && p[0] == 0x01 && e.uid != nil && e.field: // InDataExchange with target 1
+		answer = e.exchange(p[1:])
 	default:
 		fault = ErrorFrame
 	}
@@ -243,7 +257,7 @@ func (e *Emulator) command(cmd byte, p []byte) {
 
 // target is InListPassiveTarget's answer for one type A tag: NbTg, Tg,
 // SENS_RES (its UID size bits: single, double, triple), SEL_RES, the UID.
-func target(uid []byte) []byte {
+func target(uid []byte, isoDEP bool) []byte {
 	sens := byte(0x04)
 	switch {
 	case len(uid) == 7:
@@ -251,8 +265,30 @@ func target(uid []byte) []byte {
 	case len(uid) == 10:
 		sens = 0x84
 	}
-	a := []byte{0x01, 0x01, 0x00, sens, 0x00, byte(len(uid))}
-	return append(a, uid...)
+	sel := byte(0x00)
+	if isoDEP {
+		sel = 0x20
+	}
+	a := append([]byte{0x01, 0x01, 0x00, sens, sel, byte(len(uid))}, uid...)
+	if isoDEP {
+		a = append(a, 0x05, 0x78, 0x80, 0x70, 0x02) // ATS: FSCI 8, no historical bytes
+	}
+	return a
+}
+
+// exchange answers InDataExchange's data for the selected tag: a status
+// byte (0x00 success, 0x14 the tag's NAK, as UM0701-02 table 7.1 reports a
+// refused MIFARE command) and the tag's answer.
+func (e *Emulator) exchange(d []byte) []byte {
+	switch {
+	case e.mem.Type4 != nil:
+		return append([]byte{0x00}, e.mem.Type4.Answer(d)...)
+	case e.mem.Type2 != nil && len(d) == 2 && d[0] == 0x30:
+		if b, ok := e.mem.Type2.Read(d[1]); ok {
+			return append([]byte{0x00}, b...)
+		}
+	}
+	return []byte{0x14}
 }
 
 // frame builds a normal information frame, spoiled as fault says.

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"sync"
 
+	"github.com/agentcall/acbridge/nfc/ndef/ndeftest"
+
 	"periph.io/x/conn/v3"
 	"periph.io/x/conn/v3/physic"
 	"periph.io/x/conn/v3/spi"
@@ -25,6 +27,8 @@ type Sim struct {
 	connected bool
 	closed    bool
 	uid       []byte
+	mem       ndeftest.Memory
+	nak       bool // the tag's last answer was a 4-bit NAK
 	collide   bool
 	state     tagState
 	level     int // cascade level being selected, from 0
@@ -42,10 +46,16 @@ const (
 
 // Place puts a tag with uid (4, 7 or 10 bytes) in the field; nil takes
 // it away. A tag placed in a field that is on starts idle.
-func (s *Sim) Place(uid []byte) {
+func (s *Sim) Place(uid []byte) { s.PlaceTag(uid, ndeftest.Memory{}) }
+
+// PlaceTag is Place of a tag with memory: a Type 2 image (SAK 0x00)
+// answers READ (0x30) with CRC_A, or NAKs a page past its end; a Type 4
+// application only makes the tag ISO-DEP (SAK 0x20), which the driver
+// does not speak.
+func (s *Sim) PlaceTag(uid []byte, mem ndeftest.Memory) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.uid = append([]byte(nil), uid...)
+	s.uid, s.mem = append([]byte(nil), uid...), mem
 	s.state = tagOff
 	if uid != nil && s.fieldOn() {
 		s.state = tagIdle
@@ -197,7 +207,11 @@ func (s *Sim) transceive(bits byte) {
 	s.fifo = nil
 	s.regs[RegError] = 0
 	s.regs[RegControl] = 0x10
+	s.nak = false
 	answer, coll := s.tag(frame, bits)
+	if s.nak {
+		s.regs[RegControl] |= 4 // 4 valid bits in the last byte
+	}
 	switch {
 	case coll:
 		s.regs[RegError] = 0x08
@@ -241,6 +255,12 @@ func (s *Sim) tag(frame []byte, bits byte) (answer []byte, coll bool) {
 		sak := byte(0x04)
 		if s.level == levels-1 {
 			sak = []byte{0x08, 0x00, 0x20}[levels-1]
+			switch {
+			case s.mem.Type2 != nil:
+				sak = 0x00
+			case s.mem.Type4 != nil:
+				sak = 0x20
+			}
 			s.state = tagActive
 		} else {
 			s.level++
@@ -249,6 +269,16 @@ func (s *Sim) tag(frame []byte, bits byte) (answer []byte, coll bool) {
 	case s.state == tagActive && len(frame) == 4 && frame[0] == 0x50 && frame[1] == 0x00 && crcOK(frame):
 		s.state = tagHalt
 		return nil, false
+	case s.state == tagActive && len(frame) == 4 && frame[0] == 0x30 && crcOK(frame) && s.mem.Type4 == nil:
+		if s.mem.Type2 != nil {
+			if b, ok := s.mem.Type2.Read(frame[1]); ok {
+				return withCRC(b), false
+			}
+		}
+		// Past the end, or a MIFARE Classic reading without authentication.
+		s.nak = true
+		s.state = tagIdle
+		return []byte{0x00}, false
 	}
 	if s.state != tagHalt {
 		s.state = tagIdle
