@@ -211,7 +211,7 @@ func (d *demo) script(ctx context.Context) error {
 }
 
 func (d *demo) interactive(ctx context.Context) error {
-	fmt.Fprintln(d.stdout, "Keys (then Enter): a / b tap tag A / B · p photo · c cancel · q quit · anything else is said to the agent.")
+	fmt.Fprintln(d.stdout, "Keys (then Enter): a / b tap tag A / B · p photo · c cancel (a long CANCEL) · q quit · anything else is said to the agent.")
 	lines := make(chan string)
 	go func() {
 		sc := bufio.NewScanner(d.stdin)
@@ -242,8 +242,8 @@ func (d *demo) interactive(ctx context.Context) error {
 			case "p":
 				d.press(button.Photo)
 			case "c":
-				d.buttons.Press(button.Cancel)
-				d.buttons.Release(button.Cancel)
+				// Cancel acts on a long press; a typed key cannot be held.
+				d.buttons.Tap(button.Cancel, true)
 			case "":
 			default:
 				if err := d.say(ctx, line); err != nil {

@@ -14,7 +14,7 @@ func init() {
 func runDemo(ctx context.Context, e *env, args []string) int {
 	fs := newFlagSet(e, "demo", "[--interactive] [--verbose]")
 	o := demo.Options{Stdin: e.Stdin, Stdout: e.Stdout}
-	fs.BoolVar(&o.Interactive, "interactive", false, "drive the demo from the keyboard: a/b tap tag A/B, p takes a photo, c cancels, other lines are said to the agent, q quits")
+	fs.BoolVar(&o.Interactive, "interactive", false, "drive the demo from the keyboard: a/b tap tag A/B, p takes a photo, c cancels (a long CANCEL: the reader or camera is let go and the agent's run cancelled), other lines are said to the agent, q quits")
 	verbose := fs.Bool("verbose", false, "show the daemon's log (the privacy audit lines among it) on stderr")
 	if code, ok := parseFlags(e, fs, args); !ok {
 		return code

@@ -24,7 +24,7 @@ func runRun(ctx context.Context, e *env, args []string) int {
 	insecure := fs.Bool("allow-insecure-local", false, "local-development policy (overrides agent.allow_insecure_local)")
 	level := fs.String("log-level", "", "debug, info, warn or error (overrides log.level)")
 	format := fs.String("log-format", "", "text or json (overrides log.format)")
-	stdinText := fs.Bool("stdin-text", false, "send each line typed on standard input to the agent as a user turn (a technician's laptop; tests)")
+	stdinText := fs.Bool("stdin-text", false, "send each line typed on standard input to the agent as a user turn (a technician's laptop; tests); with terminal buttons configured, a line of one button's char presses it and a line of c (unless a button uses c, or a terminal cancel button's char) is a long CANCEL")
 	if code, ok := parseFlags(e, fs, args); !ok {
 		return code
 	}
