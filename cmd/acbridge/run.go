@@ -9,6 +9,7 @@ import (
 
 	"github.com/agentcall/acbridge/config"
 	"github.com/agentcall/acbridge/daemon"
+	"github.com/agentcall/acbridge/keystore"
 	"github.com/agentcall/acbridge/station"
 )
 
@@ -51,6 +52,11 @@ func runRun(ctx context.Context, e *env, args []string) int {
 		if _, err := daemon.AgentPolicy(&cfg.Agent); err != nil {
 			return nil, fmt.Errorf("config: %s: %w", *path, err)
 		}
+		if cfg.Agent.TokenFile != "" {
+			if err := keystore.CheckToken(cfg.Agent.TokenFile); err != nil {
+				return nil, fmt.Errorf("config: %s: agent.token_file %w", *path, err)
+			}
+		}
 		return cfg, nil
 	}
 	cfg, err := load()
@@ -61,6 +67,7 @@ func runRun(ctx context.Context, e *env, args []string) int {
 	if *check {
 		fmt.Fprintf(e.Stdout, "configuration OK: agent %s, modalities %v, %d button(s), log %s/%s\n",
 			cfg.Agent.URL, cfg.Modalities.Enabled, len(cfg.Buttons), cfg.Log.Level, cfg.Log.Format)
+		fmt.Fprintln(e.Stdout, "hardware was not checked (reader, camera, buttons, audio): acbridge doctor checks it")
 		return 0
 	}
 	hup := make(chan os.Signal, 1)
