@@ -58,6 +58,7 @@ func (r *runner) envSteps() []*step {
 		mk("env.gpio", "this user may open the GPIO chips", r.envGPIO),
 		mk("env.input", "this user may read the button keypads", r.envInput),
 		mk("env.keystore", "the keystore is present with mode 0600 on a persistent filesystem", r.envKeystore),
+		mk("env.devices", "every device the configuration names by path exists", r.envDevices),
 		mk("env.token", "the agent token file (agent.token_file) is there, mode 0600", r.envToken),
 		mk("env.clock", "the clock is sane", r.envClock),
 		mk("env.power", "the Raspberry Pi's supply is good (no under-voltage or throttling)", r.envPower),

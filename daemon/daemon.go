@@ -93,7 +93,7 @@ func runGeneration(ctx context.Context, cfg *config.Config, o *Options, texts <-
 		if s.Connected {
 			status = fmt.Sprintf("connected to %s (%v)", s.Agent, s.Modalities)
 		}
-		sd.SdNotify(false, "STATUS="+status)
+		sd.SdNotify(false, "STATUS="+status+missingStatus(p.station.Missing))
 	}
 	opts := bridgeOptions(cfg, p, o.Stdout, onState)
 	opts.Speak = speak
@@ -104,7 +104,7 @@ func runGeneration(ctx context.Context, cfg *config.Config, o *Options, texts <-
 	b := bridge.New(opts)
 	// READY once the devices are open: the network may come later, and the
 	// bridge retries the agent on its own.
-	sd.SdNotify(false, sd.SdNotifyReady+"\nSTATUS=connecting to "+cfg.Agent.URL)
+	sd.SdNotify(false, sd.SdNotifyReady+"\nSTATUS=connecting to "+cfg.Agent.URL+missingStatus(p.station.Missing))
 	done := make(chan error, 1)
 	go func() { done <- b.Run(gctx) }()
 	var watchdog <-chan time.Time

@@ -12,8 +12,8 @@ import (
 
 // doctor on a fresh install of a tags-and-photos kiosk: the keystore the
 // daemon creates on first start and the sound devices nothing opens are
-// notes, not failures; a missing agent.token_file is a failure naming the
-// key.
+// notes, not failures; a missing agent.token_file and a camera.device that
+// is not there are failures naming the key.
 func TestDoctorNotesAndToken(t *testing.T) {
 	dir := t.TempDir()
 	ks := filepath.Join(dir, "state", "keystore.json")
@@ -21,7 +21,7 @@ func TestDoctorNotesAndToken(t *testing.T) {
 	path := filepath.Join(dir, "acbridge.toml")
 	text := "[agent]\nurl = \"https://agent.example\"\ntoken_file = \"" + tok + "\"\n" +
 		"[modalities]\nenabled = [\"nfc\", \"photo\"]\n[keystore]\npath = \"" + ks + "\"\nallow_volatile = true\n" +
-		"[audio]\nmicrophone = \"hw:CARD=Nowhere\"\nspeaker = \"hw:CARD=Nowhere\"\n"
+		"[audio]\nmicrophone = \"hw:CARD=Nowhere\"\nspeaker = \"hw:CARD=Nowhere\"\n[camera]\ndevice = \"/dev/video-acbridge-none\"\n"
 	if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -43,6 +43,9 @@ func TestDoctorNotesAndToken(t *testing.T) {
 	rep := doctor()
 	if s := step(rep, "env.token"); s.Result != accept.Fail || !strings.Contains(s.Reason, "agent.token_file "+tok+" does not exist") {
 		t.Errorf("env.token: %+v", s)
+	}
+	if s := step(rep, "env.devices"); s.Result != accept.Fail || !strings.Contains(s.Reason, "camera.device /dev/video-acbridge-none does not exist; cameras here: ") {
+		t.Errorf("env.devices: %+v", s)
 	}
 	if s := step(rep, "env.keystore"); s.Result != accept.Pass || !strings.Contains(strings.Join(s.Notes, "\n"), "will be created on first start") {
 		t.Errorf("env.keystore: %+v", s)
