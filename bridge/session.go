@@ -247,7 +247,7 @@ func (c *conv) press(ctx context.Context, ev button.Event) bool {
 		return false
 	}
 	if !slices.Contains(c.s.Negotiated(), mod) {
-		b.refuse(ev.Control, "%s is not available in this session", notice.DescribeModalities([]protocol.Modality{mod}))
+		b.refuse(ev.Control, "%s is not available in this session: %s", notice.DescribeModalities([]protocol.Modality{mod}), b.whyAbsent(mod))
 		return false
 	}
 	if c.collecting != "" {

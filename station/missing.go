@@ -83,3 +83,12 @@ func keypadsHere() string {
 	}
 	return strings.Join(paths, ", ")
 }
+
+// Absent says why the camera is not there, for the notice of a PHOTO press
+// that cannot be answered.
+func (p *Photo) Absent() string {
+	if p.device == "" {
+		return "no camera is connected; cameras here: " + camerasHere()
+	}
+	return fmt.Sprintf("no camera at %s (camera.device); cameras here: %s", p.device, camerasHere())
+}
