@@ -44,9 +44,22 @@ func MissingDevices(cfg *config.Config) []Missing {
 	return out
 }
 
+// NoControls is the warning for a configuration with no button and no
+// kiosk page, which starts but that nobody can use; "" otherwise.
+func NoControls(cfg *config.Config) string {
+	if len(cfg.Buttons) > 0 || cfg.Kiosk.Listen != "" {
+		return ""
+	}
+	return "no [[button]] and no kiosk page (kiosk.listen): nobody at the kiosk can scan, take a photo or cancel; only lines typed under --stdin-text reach the agent"
+}
+
 // WarnMissing logs each configured device that is missing, once, at WARN
-// with its key: the daemon starts without it and uses it once plugged.
+// with its key: the daemon starts without it and uses it once plugged. A
+// configuration without any control is warned about too.
 func WarnMissing(cfg *config.Config, log *slog.Logger) []Missing {
+	if w := NoControls(cfg); w != "" {
+		log.Warn("no controls", "why", w)
+	}
 	ms := MissingDevices(cfg)
 	for _, m := range ms {
 		log.Warn("configured device missing", "key", m.Key, "why", m.String())

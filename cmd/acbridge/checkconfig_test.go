@@ -96,6 +96,10 @@ func TestCheckConfigSaysHardwareWasNotChecked(t *testing.T) {
 		t.Fatal(err)
 	}
 	code, out, errs := run(t, "run", "--check-config", "--config", path)
+	// Nothing to press and no page: it starts, but nobody can use it.
+	if !strings.Contains(out, "warning: no [[button]] and no kiosk page") {
+		t.Errorf("no warning for a kiosk without controls:\n%s", out)
+	}
 	lines := strings.Split(strings.TrimSpace(out), "\n")
 	if code != 0 || !strings.Contains(out, "configuration OK") || !strings.Contains(lines[len(lines)-1], "hardware was not checked") || !strings.Contains(lines[len(lines)-1], "acbridge doctor") {
 		t.Errorf("exit %d, stdout %q, stderr %q", code, out, errs)

@@ -67,6 +67,9 @@ func runRun(ctx context.Context, e *env, args []string) int {
 	if *check {
 		fmt.Fprintf(e.Stdout, "configuration OK: agent %s, modalities %v, %d button(s), log %s/%s\n",
 			cfg.Agent.URL, cfg.Modalities.Enabled, len(cfg.Buttons), cfg.Log.Level, cfg.Log.Format)
+		if w := station.NoControls(cfg); w != "" {
+			fmt.Fprintf(e.Stdout, "warning: %s\n", w)
+		}
 		fmt.Fprintln(e.Stdout, "hardware was not checked (reader, camera, buttons, audio): acbridge doctor checks it")
 		return 0
 	}
