@@ -249,7 +249,7 @@ func (c *conv) press(ctx context.Context, ev button.Event) bool {
 		return false
 	}
 	if !slices.Contains(c.s.Negotiated(), mod) {
-		b.refuse(ev.Control, "%s is not available in this session", notice.DescribeModalities([]protocol.Modality{mod}))
+		b.refuse(ev.Control, "%s is not available in this session: %s", notice.DescribeModalities([]protocol.Modality{mod}), b.whyAbsent(mod))
 		return false
 	}
 	if c.collecting != "" {
@@ -387,7 +387,7 @@ func (c *conv) say(ctx context.Context, text string) {
 	if c.s.Busy() {
 		// Never kept for later: a line sent after a long or cancelled
 		// answer would surprise the person, or the next one.
-		c.b.printAndDisplay(notice.Notice{Kind: notice.Refused, Text: "the agent is still answering: not sent — type it again when it is done, or hold CANCEL"})
+		c.b.printAndDisplay(notice.Notice{Kind: notice.Refused, Text: c.busyText()})
 		return
 	}
 	if _, err := c.s.Say(ctx, text); err != nil {
@@ -396,4 +396,20 @@ func (c *conv) say(ctx context.Context, text string) {
 		return
 	}
 	c.b.printAndDisplay(notice.Notice{Kind: notice.User, Text: text})
+}
+
+// busyText is the refusal of a line typed while the kiosk is busy; it says
+// what the kiosk waits for, as a person cannot type past a request for a
+// tag or a photo: only the press or a cancel ends it.
+func (c *conv) busyText() string {
+	switch {
+	case c.collecting == button.Scan:
+		return "the kiosk is waiting for a tag on the reader: not sent — tap a tag or hold CANCEL, then type it again"
+	case c.collecting == button.Photo:
+		return "the kiosk is taking a photo: not sent — type it again when it is sent"
+	}
+	if p, ok := c.s.Pending(); ok {
+		return fmt.Sprintf("the agent asked for a %s: not sent — press %s, or hold CANCEL, then type it again", notice.DescribeModalities([]protocol.Modality{p.Modality}), strings.ToUpper(controlFor(p.Modality)))
+	}
+	return "the agent is still answering: not sent — type it again when it is done, or hold CANCEL"
 }

@@ -315,14 +315,10 @@ func ParseWith(b []byte, override func(*Config)) (*Config, error) {
 	var c Config
 	md, err := toml.Decode(string(b), &c)
 	if err != nil {
-		return nil, err
+		return nil, typeError(err)
 	}
 	if und := md.Undecoded(); len(und) > 0 {
-		keys := make([]string, 0, len(und))
-		for _, k := range und {
-			keys = append(keys, k.String())
-		}
-		return nil, fmt.Errorf("unknown key(s): %s (see acbridge.example.toml)", strings.Join(keys, ", "))
+		return nil, unknownKeys(string(b), und)
 	}
 	c.applyDefaults()
 	if override != nil {

@@ -69,9 +69,6 @@ func (c *Config) validateValues(add func(format string, a ...any)) {
 		if b.LongPress.Duration < 0 || b.LongPress.Duration > maxLongPress {
 			add("%s.long_press must be between 0 and %s", key, maxLongPress)
 		}
-		if b.Control == cancelControl && b.Source == "terminal" {
-			add("%s: a terminal key cannot be the cancel button: terminal keys only tap and cancel acts on a long press; use a gpio or evdev button (the terminal's own C key is a long cancel)", key)
-		}
 	}
 }
 

@@ -54,21 +54,13 @@ func Run(ctx context.Context, cfg *config.Config, o *Options) error {
 		texts = readLines(ctx, opts.Stdin)
 	}
 	for {
-		reload, err := runGeneration(ctx, cfg, &opts, texts)
+		next, err := runGeneration(ctx, cfg, &opts, texts)
 		if err != nil {
 			return err
 		}
-		if !reload {
+		if next == nil {
 			sd.SdNotify(false, sd.SdNotifyStopping)
 			return nil
-		}
-		if opts.Load == nil {
-			continue
-		}
-		next, err := opts.Load()
-		if err != nil {
-			fmt.Fprintf(opts.Stderr, "acbridge run: reload refused, keeping the running configuration: %v\n", err)
-			continue
 		}
 		cfg = next
 		sd.SdNotify(false, sd.SdNotifyReloading)
@@ -76,14 +68,15 @@ func Run(ctx context.Context, cfg *config.Config, o *Options) error {
 }
 
 // runGeneration runs the daemon with one configuration until ctx ends
-// (reload false) or Reload asks for a reload (reload true).
-func runGeneration(ctx context.Context, cfg *config.Config, o *Options, texts <-chan string) (reload bool, err error) {
+// (next nil) or Reload brings a configuration Load accepts (next, the one
+// to run now).
+func runGeneration(ctx context.Context, cfg *config.Config, o *Options, texts <-chan string) (next *config.Config, err error) {
 	log := NewLogger(cfg.Log, o.Stderr)
 	gctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	p, err := build(gctx, cfg, o, log, texts)
 	if err != nil {
-		return false, err
+		return nil, err
 	}
 	defer p.close()
 	speak, waitSpeech := ttsSpeaker(cfg.Audio.TTSCommand, log)
@@ -93,7 +86,7 @@ func runGeneration(ctx context.Context, cfg *config.Config, o *Options, texts <-
 		if s.Connected {
 			status = fmt.Sprintf("connected to %s (%v)", s.Agent, s.Modalities)
 		}
-		sd.SdNotify(false, "STATUS="+status)
+		sd.SdNotify(false, "STATUS="+status+missingStatus(p.station.Missing))
 	}
 	opts := bridgeOptions(cfg, p, o.Stdout, onState)
 	opts.Speak = speak
@@ -104,7 +97,7 @@ func runGeneration(ctx context.Context, cfg *config.Config, o *Options, texts <-
 	b := bridge.New(opts)
 	// READY once the devices are open: the network may come later, and the
 	// bridge retries the agent on its own.
-	sd.SdNotify(false, sd.SdNotifyReady+"\nSTATUS=connecting to "+cfg.Agent.URL)
+	sd.SdNotify(false, sd.SdNotifyReady+"\nSTATUS=connecting to "+cfg.Agent.URL+missingStatus(p.station.Missing))
 	done := make(chan error, 1)
 	go func() { done <- b.Run(gctx) }()
 	var watchdog <-chan time.Time
@@ -116,14 +109,25 @@ func runGeneration(ctx context.Context, cfg *config.Config, o *Options, texts <-
 	for {
 		select {
 		case err := <-done:
-			return false, err
+			return nil, err
 		case <-watchdog:
 			sd.SdNotify(false, sd.SdNotifyWatchdog)
 		case <-o.Reload:
 			log.Info("SIGHUP: reloading the configuration")
+			next := cfg
+			if o.Load != nil {
+				// Judged before anything stops: a refused configuration
+				// leaves the devices and the agent session as they are.
+				n, err := o.Load()
+				if err != nil {
+					fmt.Fprintf(o.Stderr, "acbridge run: reload refused, keeping the running configuration: %v\n", err)
+					continue
+				}
+				next = n
+			}
 			cancel()
 			<-done
-			return true, nil
+			return next, nil
 		case <-ctx.Done():
 			// The bridge sends session.end within its own 1 s bound.
 			select {
@@ -131,7 +135,7 @@ func runGeneration(ctx context.Context, cfg *config.Config, o *Options, texts <-
 			case <-time.After(1500 * time.Millisecond):
 				log.Warn("bridge did not stop in time")
 			}
-			return false, nil
+			return nil, nil
 		}
 	}
 }

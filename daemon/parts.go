@@ -72,9 +72,12 @@ func build(ctx context.Context, cfg *config.Config, o *Options, log *slog.Logger
 	}
 	p.policy = pol
 	if cfg.Agent.TokenFile != "" {
+		if err := keystore.CheckToken(cfg.Agent.TokenFile); err != nil {
+			return fail(fmt.Errorf("agent.token_file %w", err))
+		}
 		tok, err := keystore.LoadToken(cfg.Agent.TokenFile)
 		if err != nil {
-			return fail(err)
+			return fail(fmt.Errorf("agent.token_file: %w", err))
 		}
 		p.token = tok
 	}

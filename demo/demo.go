@@ -43,8 +43,9 @@ type Options struct {
 	// Interactive lets the keyboard drive: a/b tap tag A/B, p takes a
 	// photo, c cancels, other lines are said to the agent, q quits.
 	Interactive bool
-	// Reader is the simulated reader: sim.Auto (pcscd + vpcd when pcscd
-	// lists it), sim.VPCD or sim.InProcess.
+	// Reader is the simulated reader: sim.InProcess (the zero value: no
+	// other program can put a card on it), sim.VPCD (the real PC/SC stack,
+	// shared with whatever else uses pcscd) or sim.Auto.
 	Reader string
 }
 
@@ -62,9 +63,11 @@ type demo struct {
 func Run(ctx context.Context, o *Options) error {
 	d := &demo{stdin: strings.NewReader(""), stdout: io.Discard, texts: make(chan string)}
 	logw := io.Discard
-	var so sim.Options
-	if o != nil {
+	so := sim.Options{Reader: sim.InProcess}
+	if o != nil && o.Reader != "" {
 		so.Reader = o.Reader
+	}
+	if o != nil {
 		if o.Stdin != nil {
 			d.stdin = o.Stdin
 		}
@@ -132,6 +135,12 @@ func (d *demo) answer(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, 15*time.Second)
 	defer cancel()
 	if err := d.out.WaitRuns(ctx, d.runs); err != nil {
+		if d.kiosk.InProcess == nil {
+			// The vpcd reader is pcscd's, shared with every program that
+			// uses it: a card put there by another changes what the kiosk
+			// reads, which is no fault of the agent's.
+			return fmt.Errorf("no answer in time; the vpcd reader is shared with every program using pcscd, and another one's card on it changes what the demo reads: run the demo without --reader pcscd")
+		}
 		return fmt.Errorf("the agent did not answer in time")
 	}
 	return nil
@@ -211,7 +220,7 @@ func (d *demo) script(ctx context.Context) error {
 }
 
 func (d *demo) interactive(ctx context.Context) error {
-	fmt.Fprintln(d.stdout, "Keys (then Enter): a / b tap tag A / B · p photo · c cancel · q quit · anything else is said to the agent.")
+	fmt.Fprintln(d.stdout, "Keys (then Enter): a / b tap tag A / B · p photo · c cancel (a long CANCEL) · q quit · anything else is said to the agent.")
 	lines := make(chan string)
 	go func() {
 		sc := bufio.NewScanner(d.stdin)
@@ -242,8 +251,8 @@ func (d *demo) interactive(ctx context.Context) error {
 			case "p":
 				d.press(button.Photo)
 			case "c":
-				d.buttons.Press(button.Cancel)
-				d.buttons.Release(button.Cancel)
+				// Cancel acts on a long press; a typed key cannot be held.
+				d.buttons.Tap(button.Cancel, true)
 			case "":
 			default:
 				if err := d.say(ctx, line); err != nil {

@@ -161,6 +161,9 @@ func OpenOrCreate(path string) (*Store, error) {
 // "keys rotate" commands, or one and a daemon) get distinct epochs instead
 // of two secrets under one epoch.
 func (s *Store) Rotate() error {
+	if s.path == "" {
+		return fmt.Errorf("%w: a temporary keystore has no file to rotate", ErrInvalidInput)
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	l, err := lockDir(filepath.Dir(s.path))

@@ -115,7 +115,7 @@ func TestApplyRefusesBadFiles(t *testing.T) {
 	for _, c := range []struct {
 		name, cfg, token, want string
 	}{
-		{"unknown key", goodConfig + "colour = \"blue\"\n", "", "unknown key(s): agent.colour"},
+		{"unknown key", goodConfig + "colour = \"blue\"\n", "", "unknown key agent.colour"},
 		{"http agent", strings.Replace(goodConfig, "https", "http", 1), "tok", "agent.url is http"},
 		{"token with a space", goodConfig, canary + " x\n", "byte outside visible ASCII"},
 		{"empty token", goodConfig, "", "is empty"},

@@ -129,20 +129,35 @@ func closeAll(srcs []button.Source, err error) ([]button.Source, error) {
 	return nil, err
 }
 
+// DefaultCancelChar is the terminal's cancel key when terminal buttons are
+// configured and none of them is cancel.
+const DefaultCancelChar = 'c'
+
 // terminalKeys maps the characters of the configured terminal buttons to
-// their controls: talk toggles (a terminal reports no key releases), the
-// others tap.
+// their controls: talk toggles (a terminal reports no key releases), cancel
+// is a long tap (cancel acts on a long press, and a key cannot be held), the
+// others tap. When terminal buttons are configured without a cancel, c is
+// cancel unless another button took it, so a run waiting for a collection
+// can always be cancelled from the keyboard.
 func terminalKeys(cfg *config.Config) map[rune]term.Binding {
 	keys := map[rune]term.Binding{}
+	hasCancel := false
 	for _, b := range cfg.Buttons {
 		if b.Source != "terminal" {
 			continue
 		}
 		action := term.Tap
-		if b.Control == button.Talk {
+		switch b.Control {
+		case button.Talk:
 			action = term.Toggle
+		case button.Cancel:
+			action = term.LongTap
+			hasCancel = true
 		}
 		keys[[]rune(b.Char)[0]] = term.Binding{Control: b.Control, Action: action}
+	}
+	if _, taken := keys[DefaultCancelChar]; len(keys) > 0 && !hasCancel && !taken {
+		keys[DefaultCancelChar] = term.Binding{Control: button.Cancel, Action: term.LongTap}
 	}
 	return keys
 }

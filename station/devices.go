@@ -65,7 +65,7 @@ func listCameras(ctx context.Context) ([]Device, error) {
 	var out []Device
 	for _, c := range camera.List() {
 		if c.Test {
-			out = append(out, Device{Name: c.Label, Attrs: map[string]any{"test": true, "description": c.Name}})
+			out = append(out, Device{Name: c.Label, Attrs: map[string]any{"test": true, "simulated": true, "description": c.Name}})
 			continue
 		}
 		name := c.Label
@@ -106,7 +106,7 @@ func audioDevices(ds []audio.Device) []Device {
 			attrs["description"] = d.Name
 		}
 		if d.Test {
-			attrs["test"], attrs["description"] = true, "test tone"
+			attrs["test"], attrs["simulated"], attrs["description"] = true, true, "test tone"
 		}
 		if len(d.Rates) > 0 {
 			attrs["rates"] = d.Rates // native; a capture at another rate than 48 kHz is resampled

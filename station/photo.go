@@ -18,6 +18,7 @@ import (
 type Photo struct {
 	cam     camera.Camera
 	present func() bool
+	device  string // the V4L2 device asked for; "" for the first one, a ribbon camera or a camera built elsewhere
 }
 
 // NewPhoto builds the pipeline of the configuration's camera section: a
@@ -42,7 +43,7 @@ func NewPhoto(c config.Camera, log *slog.Logger) (*Photo, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Photo{cam: cam, present: func() bool { return camera.Present(dev) }}, nil
+	return &Photo{cam: cam, present: func() bool { return camera.Present(dev) }, device: dev}, nil
 }
 
 // PhotoOf is the pipeline of a camera built elsewhere (tests, a rig),

@@ -46,6 +46,9 @@ type Station struct {
 	// Texts are typed turns: standard input's lines (run --stdin-text) that
 	// are not a terminal key's character; nil: none.
 	Texts <-chan string
+	// Missing are the configured devices that were not there at Open,
+	// each logged once at WARN.
+	Missing []Missing
 
 	cfg     *config.Config
 	closers []func() error
@@ -68,7 +71,7 @@ func Open(ctx context.Context, cfg *config.Config, o *Options) (*Station, error)
 	if err := Check(cfg); err != nil {
 		return nil, err
 	}
-	s := &Station{LED: button.NopIndicator{}, cfg: cfg}
+	s := &Station{LED: button.NopIndicator{}, cfg: cfg, Missing: WarnMissing(cfg, log)}
 	steps := []func(context.Context, *Options, *slog.Logger) error{s.openReader, s.openPhoto, s.openAudio, s.openControls, s.openLED}
 	for _, step := range steps {
 		if err := step(ctx, o, log); err != nil {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"strings"
 	"syscall"
 
 	"github.com/warthog618/go-gpiocdev"
@@ -29,6 +30,11 @@ func requestError(chip string, offset int, err error) error {
 	var uapi gpiocdev.ErrUapiIncompatibility
 	if errors.As(err, &uapi) {
 		return fmt.Errorf("button/gpio: %s line %d: this kernel is too old for %s (GPIO uAPI v2, Linux 5.10): remove kernel_debounce: %w", chip, offset, uapi.Feature, err)
+	}
+	if strings.HasPrefix(err.Error(), "button/gpio: ") {
+		// This package's own error (a chip that cannot be resolved)
+		// already says where it comes from.
+		return fmt.Errorf("%w (wanted for line %d)", err, offset)
 	}
 	return fmt.Errorf("button/gpio: %s line %d: %w", chip, offset, err)
 }

@@ -13,6 +13,18 @@ import (
 // at start, with the key named, before any device or connection is opened.
 func TestRunRefusesConfigurationThatCanNeverWork(t *testing.T) {
 	dir := t.TempDir()
+	for name, mode := range map[string]os.FileMode{"open-token": 0o644, "empty-token": 0o600} {
+		text := "secret\n"
+		if name == "empty-token" {
+			text = ""
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), mode); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chmod(filepath.Join(dir, name), mode); err != nil {
+			t.Fatal(err)
+		}
+	}
 	const agent = "[agent]\nurl = \"https://agent.example\"\n"
 	for name, tc := range map[string]struct{ text, want string }{
 		"modalities": {agent + "[modalities]\nenabled = [\"photo\",\"photo\"]\n", "modalities.enabled"},
@@ -25,7 +37,9 @@ func TestRunRefusesConfigurationThatCanNeverWork(t *testing.T) {
 		"longhuge":   {agent + "[[button]]\ncontrol = \"cancel\"\nsource = \"gpio\"\nchip = \"gpiochip0\"\nline = 1\nlong_press = \"10000h\"\n", "long_press"},
 		"evdevkey":   {agent + "[[button]]\ncontrol = \"scan\"\nsource = \"evdev\"\nname = \"kbd\"\nkey = \"KEY_NOPE\"\n", "button[0].key: unknown key name \"KEY_NOPE\""},
 		"gpiobias":   {agent + "[[button]]\ncontrol = \"scan\"\nsource = \"gpio\"\nchip = \"gpiochip0\"\nline = 1\nbias = \"sideways\"\n", "button[0].bias: unknown bias \"sideways\""},
-		"termcancel": {agent + "[[button]]\ncontrol = \"cancel\"\nsource = \"terminal\"\nchar = \"c\"\n", "cannot be the cancel button"},
+		"tokengone":  {agent + "token_file = \"" + filepath.Join(dir, "missing-token") + "\"\n", "agent.token_file " + filepath.Join(dir, "missing-token") + " does not exist"},
+		"tokenmode":  {agent + "token_file = \"" + filepath.Join(dir, "open-token") + "\"\n", "agent.token_file " + filepath.Join(dir, "open-token") + " has mode 0644"},
+		"tokenempty": {agent + "token_file = \"" + filepath.Join(dir, "empty-token") + "\"\n", "agent.token_file " + filepath.Join(dir, "empty-token") + " is empty"},
 	} {
 		path := filepath.Join(dir, name+".toml")
 		if err := os.WriteFile(path, []byte(tc.text), 0o600); err != nil {
@@ -66,5 +80,28 @@ func TestRunRefusesAFIFOConfig(t *testing.T) {
 		}
 		<-done
 		t.Fatal("run --config FIFO blocked")
+	}
+}
+
+// --check-config's last line says what it did not check and where that is
+// checked.
+func TestCheckConfigSaysHardwareWasNotChecked(t *testing.T) {
+	dir := t.TempDir()
+	tok := filepath.Join(dir, "token")
+	if err := os.WriteFile(tok, []byte("secret\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "ok.toml")
+	if err := os.WriteFile(path, []byte("[agent]\nurl = \"https://agent.example\"\ntoken_file = \""+tok+"\"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs := run(t, "run", "--check-config", "--config", path)
+	// Nothing to press and no page: it starts, but nobody can use it.
+	if !strings.Contains(out, "warning: no [[button]] and no kiosk page") {
+		t.Errorf("no warning for a kiosk without controls:\n%s", out)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if code != 0 || !strings.Contains(out, "configuration OK") || !strings.Contains(lines[len(lines)-1], "hardware was not checked") || !strings.Contains(lines[len(lines)-1], "acbridge doctor") {
+		t.Errorf("exit %d, stdout %q, stderr %q", code, out, errs)
 	}
 }

@@ -70,7 +70,14 @@ func printSection(w io.Writer, title string, r sectionResult) {
 	for _, d := range r.Devices {
 		fmt.Fprintf(w, "  %s", d.Name)
 		for _, k := range slices.Sorted(maps.Keys(d.Attrs)) {
-			fmt.Fprintf(w, "  %s=%v", k, d.Attrs[k])
+			if k != "simulated" {
+				fmt.Fprintf(w, "  %s=%v", k, d.Attrs[k])
+			}
+		}
+		// A test device is software: a technician looking for the
+		// camera or microphone must not take it for the hardware.
+		if d.Attrs["simulated"] == true {
+			fmt.Fprint(w, "  (simulated, not hardware)")
 		}
 		fmt.Fprintln(w)
 	}

@@ -35,8 +35,8 @@ func TestDevicesListsEveryClass(t *testing.T) {
 	out, _ := devices()
 	for _, want := range []string{
 		"NFC readers (PC/SC):\n  " + vpcdtest.Reader,
-		"Cameras (camera.device):\n", "  " + camera.TestDevice + "  description=test pattern  test=true\n",
-		"Microphones (audio.microphone):\n", "  AudioTest  default=false  description=test tone  test=true\n",
+		"Cameras (camera.device):\n", "  " + camera.TestDevice + "  description=test pattern  test=true  (simulated, not hardware)\n",
+		"Microphones (audio.microphone):\n", "  AudioTest  default=false  description=test tone  test=true  (simulated, not hardware)\n",
 		"Speakers (audio.speaker):\n",
 	} {
 		if !strings.Contains(out, want) {
@@ -60,7 +60,7 @@ func TestDevicesListsEveryClass(t *testing.T) {
 	}
 	has := func(class, name string) bool {
 		for _, d := range got[class].Devices {
-			if d["name"] == name && d["test"] == true {
+			if d["name"] == name && d["test"] == true && d["simulated"] == true {
 				return true
 			}
 		}

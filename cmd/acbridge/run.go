@@ -9,6 +9,7 @@ import (
 
 	"github.com/agentcall/acbridge/config"
 	"github.com/agentcall/acbridge/daemon"
+	"github.com/agentcall/acbridge/keystore"
 	"github.com/agentcall/acbridge/station"
 )
 
@@ -24,7 +25,7 @@ func runRun(ctx context.Context, e *env, args []string) int {
 	insecure := fs.Bool("allow-insecure-local", false, "local-development policy (overrides agent.allow_insecure_local)")
 	level := fs.String("log-level", "", "debug, info, warn or error (overrides log.level)")
 	format := fs.String("log-format", "", "text or json (overrides log.format)")
-	stdinText := fs.Bool("stdin-text", false, "send each line typed on standard input to the agent as a user turn (a technician's laptop; tests)")
+	stdinText := fs.Bool("stdin-text", false, "send each line typed on standard input to the agent as a user turn (a technician's laptop; tests); with terminal buttons configured, a line of one button's char presses it and a line of c (unless a button uses c, or a terminal cancel button's char) is a long CANCEL")
 	if code, ok := parseFlags(e, fs, args); !ok {
 		return code
 	}
@@ -51,6 +52,11 @@ func runRun(ctx context.Context, e *env, args []string) int {
 		if _, err := daemon.AgentPolicy(&cfg.Agent); err != nil {
 			return nil, fmt.Errorf("config: %s: %w", *path, err)
 		}
+		if cfg.Agent.TokenFile != "" {
+			if err := keystore.CheckToken(cfg.Agent.TokenFile); err != nil {
+				return nil, fmt.Errorf("config: %s: agent.token_file %w", *path, err)
+			}
+		}
 		return cfg, nil
 	}
 	cfg, err := load()
@@ -61,6 +67,10 @@ func runRun(ctx context.Context, e *env, args []string) int {
 	if *check {
 		fmt.Fprintf(e.Stdout, "configuration OK: agent %s, modalities %v, %d button(s), log %s/%s\n",
 			cfg.Agent.URL, cfg.Modalities.Enabled, len(cfg.Buttons), cfg.Log.Level, cfg.Log.Format)
+		if w := station.NoControls(cfg); w != "" {
+			fmt.Fprintf(e.Stdout, "warning: %s\n", w)
+		}
+		fmt.Fprintln(e.Stdout, "hardware was not checked (reader, camera, buttons, audio): acbridge doctor checks it")
 		return 0
 	}
 	hup := make(chan os.Signal, 1)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -76,6 +77,14 @@ func runScan(ctx context.Context, e *env, args []string) int {
 	// Callbacks print from Run's goroutine: serialize the streams.
 	stdout, stderr := &lockedWriter{w: e.Stdout}, &lockedWriter{w: e.Stderr}
 	store, err := keystore.Open(*ksPath)
+	if errors.Is(err, keystore.ErrNotExist) {
+		// The first tool a technician runs needs no set-up: a key for
+		// this run only, said loudly, since its aliases are no kiosk's.
+		store, err = keystore.Temporary()
+		if err == nil {
+			fmt.Fprintf(stderr, "note: no keystore at %s: using a temporary key for this scan only, so these objectRefs are not the ones this kiosk sends (acbridge keys init, or the daemon's first start, creates the kiosk's key)\n", *ksPath)
+		}
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "acbridge scan: %v\n", err)
 		return 1

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -150,7 +151,6 @@ func TestScanNoTag(t *testing.T) {
 }
 
 func TestScanUsageErrors(t *testing.T) {
-	dir := t.TempDir()
 	for _, tt := range []struct {
 		args []string
 		code int
@@ -160,7 +160,6 @@ func TestScanUsageErrors(t *testing.T) {
 		{[]string{"--window", "0s"}, 2, "--window"},
 		{[]string{"--window", "11m"}, 2, "--window"},
 		{[]string{"--reader", strings.Repeat("r", 200)}, 2, "--reader"},
-		{[]string{"--keystore", filepath.Join(dir, "missing.json")}, 1, "acbridge keys init"},
 	} {
 		code, out, errs := run(t, append([]string{"scan"}, tt.args...)...)
 		if code != tt.code || out != "" || !strings.Contains(errs, tt.msg) {
@@ -250,4 +249,23 @@ func TestScanOncePulledAwayStaysArmed(t *testing.T) {
 	if got := card.Commands(); got != 2 {
 		t.Errorf("card got %d commands, want 2 GET DATA", got)
 	}
+}
+
+// scan needs no set-up: without a keystore it scans with a temporary key,
+// says its aliases are not the kiosk's, and creates no file.
+func TestScanWithoutKeystore(t *testing.T) {
+	card, _, _ := scanRig(t)
+	if err := card.Insert(context.Background(), scanCanary); err != nil {
+		t.Fatal(err)
+	}
+	missing := filepath.Join(t.TempDir(), "missing.json")
+	code, out, errs := run(t, "scan", "--once", "--keystore", missing, "--window", "10s")
+	if code != 0 || !strings.Contains(out, "objectRef") || !strings.Contains(errs, "temporary key") || !strings.Contains(errs, "not the ones this kiosk sends") {
+		t.Fatalf("exit %d\nstdout %s\nstderr %s", code, out, errs)
+	}
+	if _, err := os.Stat(missing); err == nil {
+		t.Error("scan created the keystore")
+	}
+	assertNoScanCanary(t, "stdout", out)
+	assertNoScanCanary(t, "stderr", errs)
 }

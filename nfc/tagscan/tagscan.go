@@ -53,7 +53,7 @@ func Run(ctx context.Context, r nfc.Reader, o *Options) error {
 		switch {
 		case errors.Is(err, nfc.ErrNoTag):
 			if p.Once {
-				return fmt.Errorf("no tag tapped within %v: %w", p.Window, ErrNoTag)
+				return noTagError(p.Window)
 			}
 			continue // re-arm
 		case ctx.Err() != nil:
@@ -115,4 +115,19 @@ func (p *printer) print(s nfc.Scan) error {
 		obs.ObservationID, obj.ObjectRef, obj.Carrier, obj.Assurance, obj.PayloadSHA256, s.Reader,
 		float64(lat.Microseconds())/1000, float64(s.ReaderTime.Microseconds())/1000)
 	return err
+}
+
+// windowError is a sentinel's kind said in the caller's own words, so
+// that the message does not repeat itself ("no tag tapped within 3s: nfc:
+// no tag was tapped…") while errors.Is still matches the sentinel.
+type windowError struct {
+	msg string
+	err error
+}
+
+func (e *windowError) Error() string { return e.msg }
+func (e *windowError) Unwrap() error { return e.err }
+
+func noTagError(window time.Duration) error {
+	return &windowError{msg: fmt.Sprintf("no tag tapped within %v", window), err: ErrNoTag}
 }
