@@ -35,7 +35,7 @@ func TestBrowserKiosk(t *testing.T) {
 	b.Shot("armed")
 	r.reader.Tap(canaryUID)
 	b.WaitText("Unknown object; no association stored.")
-	b.WaitText("tag sent")
+	b.WaitText("Tag sent")
 	b.Wait("the reader idle again", `document.getElementById('armed').hidden`)
 	r.reader.Remove()
 	b.Shot("answer")

@@ -1,0 +1,95 @@
+package kiosk
+
+import (
+	"net/http"
+	"slices"
+
+	"github.com/agentcall/acbridge/button"
+)
+
+// The visitor's choices for their session: the page's language and speech
+// mode. Both end with the session (state.endSession). Neither collects
+// anything, so, like Cancel, they need no page in front.
+
+type langRequest struct {
+	report
+	Lang string `json:"lang"`
+}
+
+type speechRequest struct {
+	report
+	On bool `json:"on"`
+}
+
+// chooseLanguage takes the language button's choice.
+func (s *Server) chooseLanguage(w http.ResponseWriter, r *http.Request) {
+	var req langRequest
+	if !s.checkPost(w, r, &req) {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, ok := s.pageFor(w, r, req.report); !ok {
+		return
+	}
+	if len(s.st.site.langs) < 2 || !slices.Contains(s.st.site.langs, req.Lang) {
+		s.refuse(w, r, http.StatusBadRequest, "lang", "this kiosk does not offer that language")
+		return
+	}
+	s.st.lang = req.Lang
+	s.st.seq++
+	s.log.Info("kiosk: language chosen", "lang", req.Lang)
+	if s.st.speech {
+		v := s.st.view()
+		s.voice.say(v.Words["lang.name"], v.Lang)
+	}
+	s.signalLocked()
+	writeJSON(w, http.StatusOK, map[string]bool{"ok": true})
+}
+
+// chooseSpeech turns speech mode on or off for the session.
+func (s *Server) chooseSpeech(w http.ResponseWriter, r *http.Request) {
+	var req speechRequest
+	if !s.checkPost(w, r, &req) {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, ok := s.pageFor(w, r, req.report); !ok {
+		return
+	}
+	if !s.st.site.speech {
+		s.refuse(w, r, http.StatusNotFound, "speech", "this kiosk has no speech mode")
+		return
+	}
+	s.setSpeechLocked(req.On)
+	writeJSON(w, http.StatusOK, map[string]bool{"ok": true})
+}
+
+// Observe sees every press of the kiosk's physical buttons: a long press
+// of one that a long press does not already mean something for turns
+// speech mode on, so that a person who cannot see the screen finds it
+// without finding a button on it first.
+func (s *Server) Observe(ev button.Event) {
+	if !ev.Long || !ev.Pressed || ev.Control == button.Cancel || ev.Control == button.Talk {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.st.site.speech && !s.closed {
+		s.setSpeechLocked(true)
+	}
+}
+
+func (s *Server) setSpeechLocked(on bool) {
+	if s.st.speech == on {
+		return
+	}
+	s.st.speech = on
+	s.st.seq++
+	s.log.Info("kiosk: speech mode", "on", on)
+	if on {
+		s.sayScreenLocked()
+	}
+	s.signalLocked()
+}
