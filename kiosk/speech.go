@@ -164,8 +164,10 @@ func spokenChange(before, after view) string {
 		switch e.Who {
 		case "agent":
 			add(after.Words["who.agent"] + ": " + e.Text)
+		case "failure":
+			add(after.Words["who.failure"]+":", e.Text)
 		default:
-			add(e.Title, e.Text)
+			add(e.Text)
 		}
 	}
 	return strings.Join(out, " ")

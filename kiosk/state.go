@@ -343,9 +343,6 @@ func (s *state) view() view {
 		case e.code != "":
 			e.Text = w.person(e.code)
 		}
-		if e.Who == "failure" {
-			e.Title = w.T("who.failure")
-		}
 		v.Entries[i] = e
 	}
 	conn := cmp.Or(s.conn, "connecting")
