@@ -1,6 +1,7 @@
 package kiosk
 
 import (
+	"context"
 	"net/http"
 	"slices"
 
@@ -66,11 +67,27 @@ func (s *Server) chooseSpeech(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, map[string]bool{"ok": true})
 }
 
-// Observe sees every press of the kiosk's physical buttons: a long press
-// of one that a long press does not already mean something for turns
-// speech mode on, so that a person who cannot see the screen finds it
-// without finding a button on it first.
-func (s *Server) Observe(ev button.Event) {
+// Watch returns src (the kiosk's buttons, physical and on-screen, merged)
+// with every event also shown to the page: a long press of a button that a
+// long press does not already mean something for turns speech mode on, so
+// that a person who cannot see the screen finds it without finding a
+// button on it first.
+func (s *Server) Watch(src button.Source) button.Source { return watched{src, s} }
+
+type watched struct {
+	button.Source
+	s *Server
+}
+
+func (w watched) Read(ctx context.Context) (button.Event, error) {
+	ev, err := w.Source.Read(ctx)
+	if err == nil {
+		w.s.observe(ev)
+	}
+	return ev, err
+}
+
+func (s *Server) observe(ev button.Event) {
 	if !ev.Long || !ev.Pressed || ev.Control == button.Cancel || ev.Control == button.Talk {
 		return
 	}

@@ -1,6 +1,7 @@
 package kiosk_test
 
 import (
+	"context"
 	"encoding/json"
 	"io"
 	"maps"
@@ -180,7 +181,15 @@ func TestSpeechMode(t *testing.T) {
 	if raw := readState(t, s); !strings.Contains(raw, `"speech":"off"`) {
 		t.Fatalf("speech mode not offered: %s", raw)
 	}
-	s.Observe(button.Event{Control: button.Scan, Pressed: true, Long: true})
+	phys := button.NewDebouncer(&button.Options{Debounce: -1, LongPress: -1})
+	defer phys.Close()
+	watched := s.Watch(phys)
+	phys.Tap(button.Scan, true) // a long press of a physical button
+	for range 3 { // press, long press, release
+		if _, err := watched.Read(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+	}
 	waitSaid(t, said, "de|Vorlesen ist an. Werkstatt")
 	s.Display(notice.Notice{Kind: notice.Armed, Control: "scan", Text: "reader armed for 15s"})
 	s.Display(notice.Notice{Kind: notice.Sent, Control: "scan"})

@@ -1,10 +1,7 @@
 package station
 
 import (
-	"context"
 	"log/slog"
-
-	"github.com/agentcall/acbridge/button"
 
 	"github.com/agentcall/acbridge/config"
 	"github.com/agentcall/acbridge/kiosk"
@@ -19,19 +16,4 @@ func kioskOptions(cfg *config.Config, browser string, log *slog.Logger) *kiosk.O
 		Title: k.Title, Purpose: k.Purpose, Languages: k.Languages, Language: k.Language,
 		Speech: k.Speech == "on-request", SpeechCommand: cfg.Audio.TTSCommand,
 	}
-}
-
-// observed shows every button event to the kiosk page as it passes to the
-// bridge: a long press turns the page's speech mode on.
-type observed struct {
-	button.Source
-	see func(button.Event)
-}
-
-func (o observed) Read(ctx context.Context) (button.Event, error) {
-	ev, err := o.Source.Read(ctx)
-	if err == nil {
-		o.see(ev)
-	}
-	return ev, err
 }

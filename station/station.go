@@ -179,7 +179,7 @@ func (s *Station) openControls(ctx context.Context, o *Options, log *slog.Logger
 		s.Buttons = button.Merge(srcs...)
 		s.closers = append(s.closers, s.Buttons.Close)
 		if s.Kiosk != nil {
-			s.Buttons = observed{s.Buttons, s.Kiosk.Observe}
+			s.Buttons = s.Kiosk.Watch(s.Buttons)
 		}
 	}
 	return nil
