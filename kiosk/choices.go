@@ -68,10 +68,12 @@ func (s *Server) chooseSpeech(w http.ResponseWriter, r *http.Request) {
 }
 
 // Watch returns src (the kiosk's buttons, physical and on-screen, merged)
-// with every event also shown to the page: a long press of a button that a
-// long press does not already mean something for turns speech mode on, so
-// that a person who cannot see the screen finds it without finding a
-// button on it first.
+// with every event also shown to the page: a long press of Scan or Cancel
+// turns speech mode on, so that a person who cannot see the screen finds it
+// without finding a button on it first. Those two because their press is
+// harmless to a person who does not know yet what it does (the reader
+// waits for a tag; nothing runs to cancel); a press of Photo or Talk would
+// take a photo or open the microphone.
 func (s *Server) Watch(src button.Source) button.Source { return watched{src, s} }
 
 type watched struct {
@@ -88,7 +90,7 @@ func (w watched) Read(ctx context.Context) (button.Event, error) {
 }
 
 func (s *Server) observe(ev button.Event) {
-	if !ev.Long || !ev.Pressed || ev.Control == button.Cancel || ev.Control == button.Talk {
+	if !ev.Long || !ev.Pressed || ev.Control != button.Scan && ev.Control != button.Cancel {
 		return
 	}
 	s.mu.Lock()

@@ -185,7 +185,7 @@ func TestSpeechMode(t *testing.T) {
 	defer phys.Close()
 	watched := s.Watch(phys)
 	phys.Tap(button.Scan, true) // a long press of a physical button
-	for range 3 { // press, long press, release
+	for range 3 {               // press, long press, release
 		if _, err := watched.Read(context.Background()); err != nil {
 			t.Fatal(err)
 		}
