@@ -2,6 +2,7 @@ package kiosk_test
 
 import (
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -109,11 +110,19 @@ func checkState(t *testing.T, b *kiosktest.Browser, lang, name string) {
 		b.Do(chromedp.EmulateViewport(sz[0], sz[1]))
 		b.Wait("the layout at the new size", fmt.Sprintf(`innerWidth === %d && innerHeight === %d`, sz[0], sz[1]))
 		where := fmt.Sprintf("%s/%s at %d×%d", lang, name, sz[0], sz[1])
+		// Two frames: the page's own reaction to the new size (the
+		// conversation scrolled to its newest line) is drawn.
+		kiosktest.Eval[any](b, `new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))`)
 		for _, p := range kiosktest.Eval[[]string](b, layoutChecks) {
 			t.Errorf("%s: %s", where, p)
 		}
-		b.Shot(fmt.Sprintf("%s-%dx%d", name, sz[0], sz[1]))
-		if sz[0] == 800 {
+		if os.Getenv("ACBRIDGE_SCREENSHOTS") != "" { // make screenshots; saves a minute in make test
+			b.Shot(fmt.Sprintf("%s-%dx%d", name, sz[0], sz[1]))
+		}
+		// axe-core at the small screen, in English and right to left in
+		// every state; in the other languages, where only words differ, in
+		// two.
+		if sz[0] == 800 && (lang == "en" || lang == kiosk.PseudoRTL || name == "ready" || name == "unreachable") {
 			for _, v := range b.Axe() {
 				t.Errorf("%s: axe: %s", where, v)
 			}
