@@ -191,7 +191,7 @@ func TestSpeechMode(t *testing.T) {
 		}
 	}
 	waitSaid(t, said, "de|Vorlesen ist an. Werkstatt")
-	s.Display(notice.Notice{Kind: notice.Armed, Control: "scan", Text: "reader armed for 15s"})
+	s.Display(notice.Notice{Kind: notice.Armed, Control: "scan", Text: "reader armed for 15s: tap a tag"})
 	s.Display(notice.Notice{Kind: notice.Sent, Control: "scan"})
 	s.Display(notice.Notice{Kind: notice.Resolved})
 	s.Display(notice.Notice{Kind: notice.AgentText, Text: "Das ist ein Router."})
@@ -202,7 +202,7 @@ func TestSpeechMode(t *testing.T) {
 	s.Display(notice.Notice{Kind: notice.Armed, Control: "talk"})
 	s.Display(notice.Notice{Kind: notice.Sent, Control: "talk"})
 	got := waitSaid(t, said, "Gesprochen")
-	for _, want := range []string{"Der Assistent bittet: Tap to collect. Drücken Sie: Etikett scannen.", "Etikettenleser an",
+	for _, want := range []string{"Der Assistent bittet: Tap to collect. Drücken Sie: Etikett scannen.", "Etikettenleser an — halten Sie jetzt ein Etikett daran. Der Leser wartet 15 Sekunden;",
 		"Etikett gesendet", "Assistent: Das ist ein Router.", "Foto wird gemacht", "Foto gesendet", "Halten Sie Sprechen gedrückt",
 		"Ich höre zu"} {
 		if !strings.Contains(got, want) {

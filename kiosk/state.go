@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -30,6 +31,7 @@ type state struct {
 	usable    []string
 	talk      string // "" (no microphone in this session), "hold" or "press"
 	armed     string // control whose collection runs
+	armedFor  int    // seconds the reader waits for a tag, when known
 	listening bool   // the microphone is open for a turn or an engagement
 	prompt    *prompt
 	answering bool // the agent is writing an answer
@@ -122,6 +124,9 @@ type armedView struct {
 	Text    string `json:"text"`
 }
 
+// armedWindow finds the reader's time limit in the bridge's words.
+var armedWindow = regexp.MustCompile(`\bfor (\d{1,3})s\b`)
+
 // objectRef matches an object reference URN, which an agent could echo in
 // its text; the page never shows one (it is the tag's alias).
 var objectRef = regexp.MustCompile(`(?i)urn:agentcall:object:[a-z0-9]*`)
@@ -209,7 +214,12 @@ func (s *state) apply(n notice.Notice, now time.Time) {
 			s.listening = true
 			return
 		}
-		s.armed = n.Control
+		s.armed, s.armedFor = n.Control, 0
+		// The time limit is said, with what to do when it runs out
+		// (WCAG 2.2.1): the bridge's words carry the window ("for 15s").
+		if m := armedWindow.FindStringSubmatch(n.Text); m != nil && n.Control == button.Scan {
+			s.armedFor, _ = strconv.Atoi(m[1])
+		}
 	case notice.Sent:
 		if s.armed == n.Control {
 			s.armed = ""
@@ -372,6 +382,9 @@ func (s *state) view() view {
 	}
 	if s.armed != "" {
 		v.Armed = &armedView{Control: s.armed, Text: w.T("armed." + s.armed)}
+		if s.armedFor > 0 {
+			v.Armed.Text += " " + w.p.Sprintf("armed.time", s.armedFor)
+		}
 		switch s.armed {
 		case button.Scan:
 			v.Reader = "armed"

@@ -38,7 +38,7 @@ var states = []pageState{
 		s.Display(notice.Notice{Kind: notice.Hint, Control: button.Talk, Text: "hold TALK to speak to the agent"})
 	}, `!document.getElementById('btn-talk').disabled`},
 	{"reader-on", func(s *kiosk.Server) {
-		s.Display(notice.Notice{Kind: notice.Armed, Control: button.Scan})
+		s.Display(notice.Notice{Kind: notice.Armed, Control: button.Scan, Text: "reader armed for 15s: tap a tag"})
 	}, `!document.getElementById('armed').hidden`},
 	{"answer", func(s *kiosk.Server) {
 		s.Display(notice.Notice{Kind: notice.Sent, Control: button.Scan})
