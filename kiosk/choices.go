@@ -22,17 +22,28 @@ type speechRequest struct {
 	On bool `json:"on"`
 }
 
+// choicePage decodes a choice into req and finds the page that rep (req's
+// report) names. When it returns true, s.mu is held; otherwise it has
+// answered the request.
+func (s *Server) choicePage(w http.ResponseWriter, r *http.Request, req any, rep *report) bool {
+	if !s.checkPost(w, r, req) {
+		return false
+	}
+	s.mu.Lock()
+	if _, ok := s.pageFor(w, r, *rep); !ok {
+		s.mu.Unlock()
+		return false
+	}
+	return true
+}
+
 // chooseLanguage takes the language button's choice.
 func (s *Server) chooseLanguage(w http.ResponseWriter, r *http.Request) {
 	var req langRequest
-	if !s.checkPost(w, r, &req) {
+	if !s.choicePage(w, r, &req, &req.report) {
 		return
 	}
-	s.mu.Lock()
 	defer s.mu.Unlock()
-	if _, ok := s.pageFor(w, r, req.report); !ok {
-		return
-	}
 	if len(s.st.site.langs) < 2 || !slices.Contains(s.st.site.langs, req.Lang) {
 		s.refuse(w, r, http.StatusBadRequest, "lang", "this kiosk does not offer that language")
 		return
@@ -51,14 +62,10 @@ func (s *Server) chooseLanguage(w http.ResponseWriter, r *http.Request) {
 // chooseSpeech turns speech mode on or off for the session.
 func (s *Server) chooseSpeech(w http.ResponseWriter, r *http.Request) {
 	var req speechRequest
-	if !s.checkPost(w, r, &req) {
+	if !s.choicePage(w, r, &req, &req.report) {
 		return
 	}
-	s.mu.Lock()
 	defer s.mu.Unlock()
-	if _, ok := s.pageFor(w, r, req.report); !ok {
-		return
-	}
 	if !s.st.site.speech {
 		s.refuse(w, r, http.StatusNotFound, "speech", "this kiosk has no speech mode")
 		return

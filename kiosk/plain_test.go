@@ -3,6 +3,7 @@ package kiosk_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"maps"
 	"net/http"
@@ -251,4 +252,31 @@ func getPage(t *testing.T, s *kiosk.Server) string {
 		out = append(out, m[1]+m[2])
 	}
 	return strings.Join(out, "\n")
+}
+
+// The language button and Read aloud: a choice the kiosk offers is taken
+// from the page, any other refused; both end with the session.
+func TestChoices(t *testing.T) {
+	s := startKiosk(t, &kiosk.Options{Languages: []string{"en", "fr"}, Speech: true, SpeechCommand: []string{"true"}})
+	tok := kioskToken(t, s)
+	st, _ := openStream(t, s, tok, nil)
+	defer st.close()
+	st.next(t)
+	s.Display(notice.Notice{Kind: notice.Connected, Text: "https://agent.example"})
+	body := func(k, v string) string { return fmt.Sprintf(`{"page":%q,%q:%s}`, st.page, k, v) }
+	if code, _ := post(t, s, "/api/lang", tok, body("lang", `"de"`), nil); code != 400 {
+		t.Errorf("a language not offered: status %d", code)
+	}
+	if code, _ := post(t, s, "/api/lang", tok, body("lang", `"fr"`), nil); code != 200 {
+		t.Errorf("French: status %d", code)
+	}
+	if code, _ := post(t, s, "/api/speech", tok, body("on", "true"), nil); code != 200 {
+		t.Errorf("speech: status %d", code)
+	}
+	st.until(t, func(v map[string]any) bool { return v["lang"] == "fr" && v["speech"] == "on" })
+	s.Display(notice.Notice{Kind: notice.Disconnected, Text: "gone"})
+	st.until(t, func(v map[string]any) bool { return v["lang"] == "en" && v["speech"] == "off" })
+	if code, _ := post(t, s, "/api/lang", "wrong", body("lang", `"fr"`), nil); code != 403 {
+		t.Errorf("without the token: status %d", code)
+	}
 }
