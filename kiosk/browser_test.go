@@ -167,7 +167,7 @@ func hiddenPage(t *testing.T, b *kiosktest.Browser, r *rig) {
 	// press comes from the page's script.
 	kiosktest.Eval[any](b, `document.getElementById('btn-scan').click()`)
 	waitLog(t, r, refused+" visible=true focused=false", 1)
-	b.Wait("the refusal shown", `!document.getElementById('toast').hidden && document.getElementById('toast').textContent.includes('must be in front')`)
+	b.Wait("the refusal shown", `!document.getElementById('toast').hidden && document.getElementById('toast').textContent.includes('Touch the button again')`)
 	b.Shot("refused-not-in-front")
 
 	// Hidden behind another tab of its window: refused.
