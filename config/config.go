@@ -178,6 +178,17 @@ type Kiosk struct {
 	// connections may show the page live and press scan, photo or talk
 	// (docs/kiosk.md). "any" lets every local account do so.
 	BrowserUser string `toml:"browser_user"`
+	// Title and Purpose head the page: what this kiosk is and what it is
+	// for, in the operator's words (default: a generic line).
+	Title   string `toml:"title"`
+	Purpose string `toml:"purpose"`
+	// Languages a visitor may choose on the page, and the one each session
+	// starts in (docs/kiosk.md, "Languages").
+	Languages []string `toml:"languages"`
+	Language  string   `toml:"language"`
+	// Speech is "off" or "on-request": a long press or the page's
+	// "Read aloud" button says the screen aloud through audio.tts_command.
+	Speech string `toml:"speech"`
 }
 
 // Update names the release ring the kiosk follows (docs/fleet.md). Only
@@ -430,6 +441,12 @@ func (c *Config) Validate() error {
 	}
 	if d := c.Metrics.IdleTimeout.Duration; d < 100*time.Millisecond || d > 10*time.Minute {
 		add("metrics.idle_timeout must be between 100ms and 10m")
+	}
+	if c.Kiosk.Speech != "" && c.Kiosk.Speech != "off" && c.Kiosk.Speech != "on-request" {
+		add("kiosk.speech must be \"off\" or \"on-request\"")
+	}
+	if c.Kiosk.Speech == "on-request" && len(c.Audio.TTSCommand) == 0 {
+		add("kiosk.speech = \"on-request\" needs audio.tts_command (the command that says the screen aloud)")
 	}
 	if c.Update.Channel != ChannelStable && c.Update.Channel != ChannelCanary {
 		add("update.channel must be stable or canary")

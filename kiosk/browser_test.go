@@ -35,7 +35,7 @@ func TestBrowserKiosk(t *testing.T) {
 	b.Shot("armed")
 	r.reader.Tap(canaryUID)
 	b.WaitText("Unknown object; no association stored.")
-	b.WaitText("tag sent")
+	b.WaitText("Tag sent")
 	b.Wait("the reader idle again", `document.getElementById('armed').hidden`)
 	r.reader.Remove()
 	b.Shot("answer")
@@ -167,7 +167,7 @@ func hiddenPage(t *testing.T, b *kiosktest.Browser, r *rig) {
 	// press comes from the page's script.
 	kiosktest.Eval[any](b, `document.getElementById('btn-scan').click()`)
 	waitLog(t, r, refused+" visible=true focused=false", 1)
-	b.Wait("the refusal shown", `!document.getElementById('toast').hidden && document.getElementById('toast').textContent.includes('must be in front')`)
+	b.Wait("the refusal shown", `!document.getElementById('toast').hidden && document.getElementById('toast').textContent.includes('Touch the button again')`)
 	b.Shot("refused-not-in-front")
 
 	// Hidden behind another tab of its window: refused.

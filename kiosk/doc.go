@@ -23,10 +23,18 @@
 // page's own script and style files, and framing is refused.
 //
 // Nothing sensitive reaches the page. Notices carry no UID, alias or image
-// bytes (package bridge); a sent observation is shown as "tag sent" or
-// "photo sent" from its control alone, and any object reference URN that an
+// bytes (package bridge); a sent observation is shown as "Tag sent" or
+// "Photo sent" from its control alone, and any object reference URN that an
 // agent might echo in its text is masked before it is shown. A photo preview
 // is not offered: notices carry no image.
+//
+// The page is for the public (EN 301 549 for a closed self-service
+// terminal; WCAG 2.2 AA): every word on it is a visitor's word from the
+// message catalogues (locales/, one per language), chosen by the notice's
+// kind, control and health code; the bridge's own words, which may name
+// addresses and errors, are the operator's and never shown. A control
+// that cannot act says why. Speech mode says every change of the screen
+// through the TTS command, for a person who cannot see it.
 //
 // Live updates use Server-Sent Events: every change sends the page the whole
 // present state (bounded: the last few entries of the conversation), so a

@@ -38,6 +38,8 @@ func (s *Server) routes() http.Handler {
 	mux.HandleFunc("POST /api/press", s.press)
 	mux.HandleFunc("POST /api/focus", s.focus)
 	mux.HandleFunc("POST /api/say", s.say)
+	mux.HandleFunc("POST /api/lang", s.chooseLanguage)
+	mux.HandleFunc("POST /api/speech", s.chooseSpeech)
 	return s.guard(mux)
 }
 
@@ -80,8 +82,19 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 
 // page serves index.html with the token in it.
 func (s *Server) page(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	v := s.st.view()
+	s.mu.Unlock()
+	// The first paint is in the session's language; the live state
+	// redraws every word after it.
+	w8 := wordsFor(v.Lang)
+	tw := map[string]string{}
+	for _, k := range cat.keys {
+		tw[strings.ReplaceAll(k, ".", "_")] = w8.T(k)
+	}
 	var buf bytes.Buffer
-	if err := pageTmpl.Execute(&buf, map[string]any{"Token": s.token, "TextBox": s.textBox}); err != nil {
+	if err := pageTmpl.Execute(&buf, map[string]any{"Token": s.token, "TextBox": s.textBox, "Lang": v.Lang, "Dir": v.Dir,
+		"Title": v.Title, "Purpose": v.Purpose, "W": tw}); err != nil {
 		s.log.Error("kiosk: page", "err", err)
 		http.Error(w, "kiosk: page error", http.StatusInternalServerError)
 		return

@@ -53,6 +53,24 @@ type Options struct {
 	// StreamLifetime ends a live stream this long after it opened
 	// (default 10 min); the page reconnects at once.
 	StreamLifetime time.Duration
+	// Title and Purpose head the page: what this kiosk is and what it is
+	// for, in the operator's words. Empty: a generic line in the visitor's
+	// language.
+	Title, Purpose string
+	// Languages are the languages a visitor may choose on the page (tags
+	// from Languages). Fewer than two: no language button.
+	Languages []string
+	// Language is the page's language when a session starts (default
+	// DefaultLanguage); it must be one of Languages when they are given.
+	Language string
+	// Speech offers speech mode on request: a long press of any on-screen
+	// control, or its own button, turns it on for the session, and every
+	// change of the screen is then said through SpeechCommand.
+	Speech bool
+	// SpeechCommand is the text-to-speech command (audio.tts_command),
+	// given the words on its standard input and the language's tag in
+	// ACBRIDGE_SPEECH_LANG. Empty: speech mode is not offered.
+	SpeechCommand []string
 }
 
 var (
@@ -97,6 +115,7 @@ type Server struct {
 
 	controls *button.Debouncer
 	texts    chan string
+	voice    *speaker // speech mode's words to the TTS command
 
 	mu      sync.Mutex
 	st      state
@@ -120,6 +139,9 @@ func New(o *Options) (*Server, error) {
 	host, port, err := checkListen(o.Listen)
 	if err != nil {
 		return nil, err
+	}
+	if err := CheckLanguages(o.Languages, o.Language); err != nil {
+		return nil, fmt.Errorf("kiosk: %w", err)
 	}
 	log := o.Logger
 	if log == nil {
@@ -153,6 +175,10 @@ func New(o *Options) (*Server, error) {
 		done:     make(chan struct{}),
 	}
 	s.st.textBox = o.TextBox
+	s.st.site = site{title: clip(o.Title, maxLineText), purpose: clip(o.Purpose, maxLineText),
+		langs: o.Languages, lang: o.Language, speech: o.Speech && len(o.SpeechCommand) > 0}
+	s.st.lang = s.st.site.lang
+	s.voice = newSpeaker(o.SpeechCommand, log)
 	if s.bodyTimeout <= 0 {
 		s.bodyTimeout = defaultBodyTimeout
 	}
@@ -291,6 +317,7 @@ func (s *Server) Close() error {
 		s.ln.Close()
 		s.controls.Close()
 		s.streams.Wait()
+		s.voice.close()
 	})
 	return nil
 }
@@ -335,7 +362,12 @@ func (s *Server) Display(n notice.Notice) {
 	if s.closed {
 		return
 	}
+	var before view
+	if s.st.speech {
+		before = s.st.view()
+	}
 	s.st.apply(n, s.now())
+	s.sayChangeLocked(before)
 	s.signalLocked()
 }
 

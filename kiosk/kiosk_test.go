@@ -243,7 +243,7 @@ func TestStateReachesLatePage(t *testing.T) {
 	s.Display(notice.Notice{Kind: notice.Armed, Control: "scan", Text: "reader armed for 15s: tap a tag"})
 	raw := readState(t, s)
 	for _, want := range []string{`"state":"connected"`, `"reader":"armed"`, `"camera":"absent"`, `"text":"Tap to collect."`,
-		`"label":"Scan a tag"`, `"controls":["scan","talk","cancel"]`, `"text":"scan an object"`} {
+		`"label":"Scan a tag"`, `"controls":["scan","cancel"]`, `"text":"scan an object"`} {
 		if !strings.Contains(raw, want) {
 			t.Errorf("state lacks %s:\n%s", want, raw)
 		}
@@ -256,7 +256,7 @@ func TestStateReachesLatePage(t *testing.T) {
 	s.Display(notice.Notice{Kind: notice.Sent, Control: "scan", Text: "tag " + canaryHex + " urn:agentcall:object:abc"})
 	v := st.until(t, func(v map[string]any) bool { return v["armed"] == nil })
 	entries := v["entries"].([]any)
-	if last := entries[len(entries)-1].(map[string]any); last["who"] != "sent" || last["text"] != "tag sent" {
+	if last := entries[len(entries)-1].(map[string]any); last["who"] != "sent" || last["text"] != "Tag sent" {
 		t.Errorf("sent shown as %v", last)
 	}
 	s.Display(notice.Notice{Kind: notice.Disconnected, Text: "connection refused — retrying in 1s"})

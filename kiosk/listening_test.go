@@ -23,7 +23,7 @@ func TestListeningState(t *testing.T) {
 	s.Display(notice.Notice{Kind: notice.Armed, Control: "scan", Text: "reader armed for 15s: tap a tag"})
 	s.Display(notice.Notice{Kind: notice.Sent, Control: "scan"})
 	raw := readState(t, s)
-	if !strings.Contains(raw, `"listening":"listening: speak to the agent"`) || !strings.Contains(raw, `"armed":null`) {
+	if !strings.Contains(raw, `"listening":"Listening — speak now."`) || !strings.Contains(raw, `"armed":null`) {
 		t.Fatalf("a scan during an engagement hid it:\n%s", raw)
 	}
 	s.Display(notice.Notice{Kind: notice.Disarmed, Control: "talk", Text: "stopped listening"})
@@ -51,7 +51,7 @@ func TestBrowserListening(t *testing.T) {
 	s.Display(notice.Notice{Kind: notice.Armed, Control: "talk", Text: "listening: speak to the agent; press TALK again when you are done"})
 	b.Wait("the listening banner", `!document.getElementById('listening').hidden &&
 		document.getElementById('btn-talk').getAttribute('aria-pressed') === 'true'`)
-	if got := kiosktest.Eval[string](b, `document.getElementById('listening-text').textContent`); !strings.HasPrefix(got, "Listening — speak to the agent") {
+	if got := kiosktest.Eval[string](b, `document.getElementById('listening-text').textContent`); got != "Listening — speak now." {
 		t.Errorf("listening banner %q", got)
 	}
 	b.Shot("listening")
@@ -67,7 +67,7 @@ func TestProblemSaidForAPerson(t *testing.T) {
 	s.Display(notice.Notice{Kind: notice.Disarmed, Control: "scan", Code: nfc.WarnPCSCD.Code,
 		Text: "scan: " + nfc.WarnPCSCD.Err("nfc").Error()})
 	raw := readState(t, s)
-	if !strings.Contains(raw, "The tag reader is not available. Please tell the staff. (nfc.pcscd)") || strings.Contains(raw, "systemctl") {
+	if !strings.Contains(raw, nfc.WarnPCSCD.Person) || strings.Contains(raw, "systemctl") {
 		t.Fatalf("page state:\n%s", raw)
 	}
 }

@@ -9,12 +9,13 @@ import (
 )
 
 // A press the bridge refused (no session) is answered on the page too: a
-// person pressing the on-screen control sees why nothing happens.
+// person pressing the on-screen control sees why nothing happens, in the
+// visitor's words (the bridge's are the operator's).
 func TestRefusedPressIsShown(t *testing.T) {
 	var s state
 	s.apply(notice.Notice{Kind: notice.Refused, Control: button.Photo, Text: notice.NotConnected}, time.Now())
 	v := s.view()
-	if len(v.Entries) != 1 || v.Entries[0].Text != notice.NotConnected {
+	if len(v.Entries) != 1 || v.Entries[0].Text != "Not ready yet. Press again when it says Ready." {
 		t.Errorf("entries %+v, want the refusal", v.Entries)
 	}
 }

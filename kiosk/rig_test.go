@@ -52,6 +52,13 @@ type rig struct {
 
 func newRig(t *testing.T) *rig {
 	t.Helper()
+	return newRigWith(t, &kiosk.Options{TextBox: true}, nil)
+}
+
+// newRigWith is newRig with the kiosk's options and physical buttons
+// (nil: none).
+func newRigWith(t *testing.T, ko *kiosk.Options, physical button.Source) *rig {
+	t.Helper()
 	r := &rig{t: t, out: &bridgetest.Transcript{}, log: &bridgetest.Transcript{}, done: make(chan error, 1), kdone: make(chan error, 1)}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -76,13 +83,18 @@ func newRig(t *testing.T) *rig {
 		t.Fatal(err)
 	}
 	logger := logTo(r.log)
-	r.kiosk, err = kiosk.New(&kiosk.Options{Listen: "127.0.0.1:0", Logger: logger, TextBox: true})
+	ko.Listen, ko.Logger = "127.0.0.1:0", logger
+	r.kiosk, err = kiosk.New(ko)
 	if err != nil {
 		t.Fatal(err)
 	}
 	// As the daemon does: the page's controls merged with the physical
-	// buttons (none here).
-	r.btns = button.Merge(r.kiosk.Source())
+	// buttons, every event also shown to the page.
+	srcs := []button.Source{r.kiosk.Source()}
+	if physical != nil {
+		srcs = append(srcs, physical)
+	}
+	r.btns = r.kiosk.Watch(button.Merge(srcs...))
 	b := bridge.New(bridge.Options{
 		AgentURL: base,
 		Policy:   &client.Policy{AllowInsecureLocal: true},

@@ -1,14 +1,15 @@
 package kiosk
 
 import (
+	"cmp"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
 
 	"github.com/agentcall/acbridge/button"
-	"github.com/agentcall/acbridge/health"
 	"github.com/agentcall/acbridge/notice"
 	"github.com/agentcall/acbridge/protocol"
 )
@@ -26,21 +27,34 @@ const (
 type state struct {
 	seq       uint64
 	conn      string // "connecting", "connected", "disconnected"
-	agent     string // the agent's origin
-	why       string // why not connected
+	whyCode   string // the health problem that keeps the agent away, if known
 	usable    []string
+	talk      string // "" (no microphone in this session), "hold" or "press"
 	armed     string // control whose collection runs
-	armedText string
-	listening string // while the microphone is open for a turn or an engagement
-	prompt    *promptView
+	armedFor  int    // seconds the reader waits for a tag, when known
+	listening bool   // the microphone is open for a turn or an engagement
+	prompt    *prompt
 	answering bool // the agent is writing an answer
 	entries   []entry
 	nextID    int
 	textBox   bool
 	refs      refMask // the aliases this kiosk sent, masked wherever echoed
+	lang      string  // the visitor's language for this session
+	speech    bool    // speech mode is on for this session
+	site      site
 }
 
-// entry is one line of the conversation.
+// site is what the operator configured the page to say and offer.
+type site struct {
+	title, purpose string
+	langs          []string
+	lang           string // default
+	speech         bool   // kiosk.speech = "on-request"
+}
+
+// entry is one line of the conversation. Our own lines keep their
+// catalogue key (or health code), so that they show in the language chosen
+// later; the agent's and the visitor's words are kept as they were said.
 type entry struct {
 	ID    int    `json:"id"`
 	Who   string `json:"who"` // agent, you, sent, info, failure
@@ -48,6 +62,9 @@ type entry struct {
 	Text  string `json:"text"`
 	Open  bool   `json:"open,omitempty"` // the agent is still writing it
 	At    string `json:"at"`
+	key   string // Text is the catalogue's words of key
+	code  string // Text is the health problem's words for a person
+	title string // Title is the catalogue's words of title
 	cut   bool
 	// raw is the streamed text as the agent sent it, visible characters
 	// only, kept so that the mask runs on the assembled text: masking each
@@ -55,6 +72,8 @@ type entry struct {
 	// show its second half.
 	raw string
 }
+
+type prompt struct{ text, control string }
 
 type promptView struct {
 	Text    string `json:"text"`
@@ -64,22 +83,39 @@ type promptView struct {
 
 // view is the JSON the page receives.
 type view struct {
-	Seq        uint64      `json:"seq"`
-	Connection connView    `json:"connection"`
-	Reader     string      `json:"reader"` // unknown (no session), absent, ready, armed
-	Camera     string      `json:"camera"`
-	Armed      *armedView  `json:"armed"`
-	Listening  string      `json:"listening"` // "" unless the microphone is open
-	Prompt     *promptView `json:"prompt"`
-	Answering  bool        `json:"answering"`
-	Controls   []string    `json:"controls"` // the controls that can act now
-	Entries    []entry     `json:"entries"`
-	TextBox    bool        `json:"textBox"`
+	Seq        uint64            `json:"seq"`
+	Lang       string            `json:"lang"`
+	Dir        string            `json:"dir"` // ltr, rtl
+	Words      map[string]string `json:"words"`
+	Languages  []langView        `json:"languages"` // empty: no choice
+	Title      string            `json:"title"`
+	Purpose    string            `json:"purpose"`
+	Speech     string            `json:"speech"` // "" (not offered), "off", "on"
+	Connection connView          `json:"connection"`
+	Reader     string            `json:"reader"` // unknown (no session), absent, ready, armed
+	Camera     string            `json:"camera"`
+	Armed      *armedView        `json:"armed"`
+	Listening  string            `json:"listening"` // "" unless the microphone is open
+	Prompt     *promptView       `json:"prompt"`
+	Answering  bool              `json:"answering"`
+	Controls   []string          `json:"controls"` // the controls that can act now
+	Talk       string            `json:"talk"`     // the Talk control's label
+	Reasons    map[string]string `json:"reasons"`  // why a control cannot act now
+	Entries    []entry           `json:"entries"`
+	TextBox    bool              `json:"textBox"`
 }
 
+type langView struct {
+	Tag  string `json:"tag"`
+	Name string `json:"name"`
+}
+
+// connView holds visitor words only: why the agent is away is the
+// operator's (log, doctor, status line).
 type connView struct {
 	State  string `json:"state"`
-	Agent  string `json:"agent,omitempty"`
+	Label  string `json:"label"`
+	Title  string `json:"title,omitempty"`
 	Detail string `json:"detail,omitempty"`
 }
 
@@ -87,6 +123,9 @@ type armedView struct {
 	Control string `json:"control"`
 	Text    string `json:"text"`
 }
+
+// armedWindow finds the reader's time limit in the bridge's words.
+var armedWindow = regexp.MustCompile(`\bfor (\d{1,3})s\b`)
 
 // objectRef matches an object reference URN, which an agent could echo in
 // its text; the page never shows one (it is the tag's alias).
@@ -97,23 +136,37 @@ func (s *state) clean(t string, n int) string {
 	return clip(s.refs.mask(redact(t)), n)
 }
 
-// labels are the words on the controls.
-var labels = map[string]string{
-	button.Scan:   "Scan a tag",
-	button.Photo:  "Take a photo",
-	button.Talk:   "Hold to talk",
-	button.Cancel: "Cancel",
+// labelKey is the catalogue key of a control's label.
+func (s *state) labelKey(control string) string {
+	if control == button.Talk {
+		if s.talk == "press" {
+			return "control.talk.press"
+		}
+		return "control.talk.hold"
+	}
+	return "control." + control
 }
 
-// apply changes the state for one notice.
+// endSession forgets what belongs to the person who used the kiosk: the
+// next one starts in the default language, without speech.
+func (s *state) endSession() {
+	s.usable, s.talk = nil, ""
+	s.armed, s.prompt, s.answering, s.listening = "", nil, false, false
+	s.lang, s.speech = s.site.lang, false
+}
+
+// apply changes the state for one notice. The bridge's own words in a
+// notice are for the operator (the terminal and the log say them); the
+// page says each in its visitor words, from the notice's kind, control and
+// code. Only the agent's and the visitor's own words are shown as sent.
 func (s *state) apply(n notice.Notice, now time.Time) {
 	s.seq++
 	switch n.Kind {
 	case notice.Connected:
 		// A new session: the agent forgot the last one, and the next person
 		// should not read it.
-		s.conn, s.agent, s.why = "connected", s.clean(n.Text, maxLineText), ""
-		s.usable = s.usable[:0]
+		s.endSession()
+		s.conn, s.whyCode = "connected", ""
 		for _, m := range n.Modalities {
 			switch m {
 			case protocol.NFC:
@@ -122,14 +175,10 @@ func (s *state) apply(n notice.Notice, now time.Time) {
 				s.usable = append(s.usable, button.Photo)
 			}
 		}
-		s.armed, s.armedText, s.prompt, s.answering = "", "", nil, false
-		s.listening = ""
 		s.entries = nil
 	case notice.Disconnected:
-		s.conn, s.why = "disconnected", s.clean(n.Text, maxLineText)
-		s.usable = nil
-		s.armed, s.armedText, s.prompt, s.answering = "", "", nil, false
-		s.listening = ""
+		s.endSession()
+		s.conn, s.whyCode = "disconnected", n.Code
 		s.closeAgent()
 	case notice.AgentText:
 		s.answering = true
@@ -137,7 +186,7 @@ func (s *state) apply(n notice.Notice, now time.Time) {
 			s.appendText(e, n.Text)
 			return
 		}
-		e := s.add("agent", "", "", now)
+		e := s.add("agent", now)
 		e.Open = true
 		s.appendText(e, n.Text)
 	case notice.RunDone:
@@ -148,57 +197,82 @@ func (s *state) apply(n notice.Notice, now time.Time) {
 		if c != button.Photo {
 			c = button.Scan
 		}
-		s.prompt = &promptView{Text: s.clean(n.Text, maxLineText), Control: c, Label: labels[c]}
+		s.prompt = &prompt{text: s.clean(n.Text, maxLineText), control: c}
 	case notice.Resolved:
 		s.prompt = nil
 		if n.Text != "" {
-			s.add("info", "", s.clean(n.Text, maxLineText), now)
+			s.add("info", now).key = "note.withdrawn"
 		}
 	case notice.Failure:
-		s.add("failure", plainFailure(n.Code), s.clean(n.Text, maxLineText), now)
+		// The agent's message may name its internals: the log keeps it.
+		e := s.add("failure", now)
+		e.key = failureKey(n.Code)
 	case notice.Armed:
 		if n.Control == button.Talk {
 			// Kept apart from a collection's: a scan during an engagement
 			// must not hide that the microphone is open.
-			s.listening = s.clean(n.Text, maxLineText)
+			s.listening = true
 			return
 		}
-		s.armed, s.armedText = n.Control, s.clean(n.Text, maxLineText)
-	case notice.Sent:
-		// Shown from the control alone: whatever else a notice might carry
-		// never reaches the page.
-		what := "tag sent"
-		switch n.Control {
-		case button.Photo:
-			what = "photo sent"
-		case button.Talk:
-			what = "spoken"
+		s.armed, s.armedFor = n.Control, 0
+		// The time limit is said, with what to do when it runs out
+		// (WCAG 2.2.1): the bridge's words carry the window ("for 15s").
+		if m := armedWindow.FindStringSubmatch(n.Text); m != nil && n.Control == button.Scan {
+			s.armedFor, _ = strconv.Atoi(m[1])
 		}
+	case notice.Sent:
 		if s.armed == n.Control {
-			s.armed, s.armedText = "", ""
+			s.armed = ""
 		}
 		if n.Control == button.Talk {
-			s.listening = ""
+			s.listening = false
 		}
-		s.add("sent", "", what, now)
+		c := n.Control
+		if c != button.Photo && c != button.Talk {
+			c = button.Scan
+		}
+		s.add("sent", now).key = "sent." + c
 	case notice.User:
-		s.add("you", "", s.clean(n.Text, maxEntryText), now)
+		e := s.add("you", now)
+		e.Text = s.clean(n.Text, maxEntryText)
 	case notice.Disarmed:
 		if s.armed == n.Control {
-			s.armed, s.armedText = "", ""
+			s.armed = ""
 		}
 		if n.Control == button.Talk {
-			s.listening = ""
+			s.listening = false
 		}
-		text := n.Text
-		// A problem staff fix is said for the person in front of the
-		// kiosk; the fix (a command) is for the operator's log.
-		if w := health.Lookup(n.Code); w != nil {
-			text = w.Person + " (" + w.Code + ")"
+		e := s.add("info", now)
+		switch {
+		case n.Code != "":
+			// A problem staff fix is said for the person in front of the
+			// kiosk; the fix (a command) is for the operator's log.
+			e.code = n.Code
+		case n.Control == button.Photo || n.Control == button.Talk:
+			e.key = "disarmed." + n.Control
+		default:
+			e.key = "disarmed.scan"
 		}
-		s.add("info", "", s.clean(text, maxLineText), now)
-	case notice.Info, notice.Refused, notice.Hint:
-		s.add("info", "", s.clean(n.Text, maxLineText), now)
+	case notice.Hint:
+		if n.Control == button.Talk {
+			s.talk = "hold"
+			if strings.Contains(n.Text, "again") {
+				s.talk = "press"
+			}
+			s.add("info", now).key = "hint.talk." + s.talk
+		}
+	case notice.Refused:
+		key := "note.refused"
+		if n.Text == notice.NotConnected || strings.HasPrefix(n.Text, "not connected") {
+			key = "note.notready"
+		}
+		s.add("info", now).key = key
+	case notice.Info:
+		// The bridge's notes are for the operator; the one a visitor needs
+		// is said in their words.
+		if strings.Contains(n.Text, "no microphone") {
+			s.add("info", now).key = "note.nomic"
+		}
 	}
 }
 
@@ -216,7 +290,7 @@ func (s *state) closeAgent() {
 }
 
 // add appends an entry, dropping the oldest beyond maxEntries.
-func (s *state) add(who, title, text string, now time.Time) *entry {
+func (s *state) add(who string, now time.Time) *entry {
 	if who != "agent" {
 		s.closeAgent()
 	}
@@ -224,7 +298,7 @@ func (s *state) add(who, title, text string, now time.Time) *entry {
 	if len(s.entries) >= maxEntries {
 		s.entries = slices.Delete(s.entries, 0, len(s.entries)-maxEntries+1)
 	}
-	s.entries = append(s.entries, entry{ID: s.nextID, Who: who, Title: title, Text: text, At: now.Format("15:04")})
+	s.entries = append(s.entries, entry{ID: s.nextID, Who: who, At: now.Format("15:04")})
 	return s.last()
 }
 
@@ -242,29 +316,63 @@ func (s *state) appendText(e *entry, piece string) {
 	e.Text = clip(s.refs.mask(objectRef.ReplaceAllString(e.raw, "(object)")), maxEntryText)
 }
 
-// view returns the state as the page receives it.
+// view returns the state as the page receives it, in the session's
+// language.
 func (s *state) view() view {
+	w := wordsFor(s.language())
 	v := view{
-		Seq:        s.seq,
-		Connection: connView{State: s.conn, Agent: s.agent, Detail: s.why},
-		Reader:     "absent",
-		Camera:     "absent",
-		Prompt:     s.prompt,
-		Listening:  s.listening,
-		Answering:  s.answering,
-		Entries:    slices.Clone(s.entries),
-		TextBox:    s.textBox,
-		Controls:   []string{},
+		Seq:       s.seq,
+		Lang:      w.tag,
+		Dir:       w.dir(),
+		Words:     pageWords(w),
+		Title:     cmp.Or(s.site.title, w.T("title.default")),
+		Purpose:   cmp.Or(s.site.purpose, w.T("purpose.default")),
+		Reader:    "absent",
+		Camera:    "absent",
+		Listening: "",
+		Answering: s.answering,
+		Entries:   make([]entry, len(s.entries)),
+		TextBox:   s.textBox,
+		Controls:  []string{},
+		Talk:      w.T(s.labelKey(button.Talk)),
+		Reasons:   map[string]string{},
+		Languages: []langView{},
 	}
-	if v.Connection.State == "" {
-		v.Connection.State = "connecting"
+	if len(s.site.langs) > 1 {
+		for _, l := range s.site.langs {
+			v.Languages = append(v.Languages, langView{Tag: l, Name: cat.names[l]})
+		}
 	}
-	if s.conn != "connected" {
+	if s.site.speech {
+		v.Speech = map[bool]string{false: "off", true: "on"}[s.speech]
+	}
+	for i, e := range s.entries {
+		switch {
+		case e.key != "":
+			e.Text = w.T(e.key)
+		case e.code != "":
+			e.Text = w.person(e.code)
+		}
+		v.Entries[i] = e
+	}
+	conn := cmp.Or(s.conn, "connecting")
+	v.Connection = connView{State: conn, Label: w.T("conn." + conn)}
+	if conn == "disconnected" {
+		v.Connection.Title = w.T("offline.title")
+		v.Connection.Detail = w.T("offline.detail")
+		if s.whyCode != "" {
+			v.Connection.Detail = w.person(s.whyCode)
+		}
+	}
+	if s.listening {
+		v.Listening = w.T("listening")
+	}
+	if s.prompt != nil {
+		v.Prompt = &promptView{Text: s.prompt.text, Control: s.prompt.control, Label: w.T(s.labelKey(s.prompt.control))}
+	}
+	if conn != "connected" {
 		// Which devices a session can use is known only in a session.
 		v.Reader, v.Camera = "unknown", "unknown"
-	}
-	if v.Entries == nil {
-		v.Entries = []entry{}
 	}
 	if slices.Contains(s.usable, button.Scan) {
 		v.Reader = "ready"
@@ -273,7 +381,10 @@ func (s *state) view() view {
 		v.Camera = "ready"
 	}
 	if s.armed != "" {
-		v.Armed = &armedView{Control: s.armed, Text: s.armedText}
+		v.Armed = &armedView{Control: s.armed, Text: w.T("armed." + s.armed)}
+		if s.armedFor > 0 {
+			v.Armed.Text += " " + w.p.Sprintf("armed.time", s.armedFor)
+		}
 		switch s.armed {
 		case button.Scan:
 			v.Reader = "armed"
@@ -281,25 +392,62 @@ func (s *state) view() view {
 			v.Camera = "armed"
 		}
 	}
-	if s.conn == "connected" {
-		v.Controls = append(slices.Clone(s.usable), button.Talk, button.Cancel)
+	if conn == "connected" {
+		v.Controls = slices.Clone(s.usable)
+		if s.talk != "" {
+			v.Controls = append(v.Controls, button.Talk)
+		}
+		v.Controls = append(v.Controls, button.Cancel)
+	}
+	// A control that cannot act says why, in words: a grey button alone
+	// tells nothing.
+	for _, c := range []string{button.Scan, button.Photo, button.Talk, button.Cancel} {
+		switch {
+		case slices.Contains(v.Controls, c):
+		case conn != "connected":
+			v.Reasons[c] = w.T("reason.notready")
+		default:
+			v.Reasons[c] = w.T("reason." + c)
+		}
 	}
 	return v
 }
 
-// plainFailure says what a failure code means to the person at the kiosk.
-func plainFailure(code string) string {
+// language is the session's language, or the default.
+func (s *state) language() string {
+	return cmp.Or(s.lang, s.site.lang, DefaultLanguage)
+}
+
+// pageWords are the words the page's script shows itself.
+func pageWords(w words) map[string]string {
+	m := make(map[string]string, len(pageKeys))
+	for _, k := range pageKeys {
+		m[k] = w.T(k)
+	}
+	return m
+}
+
+var pageKeys = []string{
+	"lang.button", "lang.name", "status.label", "controls.label", "conversation.label", "prompt.heading",
+	"prompt.press", "empty", "who.agent", "who.you", "who.failure", "conn.offline", "screen.title",
+	"screen.detail", "control.scan", "control.photo", "control.cancel", "control.speech", "speech.on",
+	"speech.hint", "toast.notconnected", "toast.notsent", "toast.front", "say.label", "say.placeholder", "say.send",
+	"reader.absent", "reader.ready", "reader.armed", "camera.absent", "camera.ready", "camera.armed",
+}
+
+// failureKey says what a failure code means to the person at the kiosk.
+func failureKey(code string) string {
 	switch {
 	case code == protocol.CodeInteractionUnmatched || code == protocol.CodeInteractionModality:
-		return "That did not answer what the agent asked for."
+		return "failure.unmatched"
 	case code == protocol.CodeObservationNegotiation || code == protocol.CodeInteractionForbidden:
-		return "The agent does not take that kind of input here."
+		return "failure.forbidden"
 	case code == protocol.CodeObservationSchema || strings.HasPrefix(code, "image."):
-		return "The agent could not read what was sent."
+		return "failure.unreadable"
 	case code == protocol.CodeRunActive:
-		return "The agent was still busy. Try again when it has answered."
+		return "failure.busy"
 	case strings.HasPrefix(code, "frame.") || strings.HasPrefix(code, "session.") || strings.HasPrefix(code, "sequence."):
-		return "The connection to the agent had a problem."
+		return "failure.connection"
 	}
-	return "The agent reported a problem."
+	return "failure.other"
 }

@@ -162,7 +162,7 @@ func (s *Station) openControls(ctx context.Context, o *Options, log *slog.Logger
 		if browser == config.AnyBrowserUser {
 			browser = ""
 		}
-		k, err := kiosk.New(&kiosk.Options{Listen: s.cfg.Kiosk.Listen, TextBox: s.cfg.Kiosk.TextBox, BrowserUser: browser, Logger: log.With("part", "kiosk")})
+		k, err := kiosk.New(kioskOptions(s.cfg, browser, log.With("part", "kiosk")))
 		if err != nil {
 			closeAll(srcs, nil)
 			return err
@@ -181,6 +181,9 @@ func (s *Station) openControls(ctx context.Context, o *Options, log *slog.Logger
 	if len(srcs) > 0 {
 		s.Buttons = button.Merge(srcs...)
 		s.closers = append(s.closers, s.Buttons.Close)
+		if s.Kiosk != nil {
+			s.Buttons = s.Kiosk.Watch(s.Buttons)
+		}
 	}
 	return nil
 }

@@ -6,8 +6,12 @@
 (() => {
   const token = document.querySelector('meta[name="acbridge-token"]').content;
   const $ = (id) => document.getElementById(id);
-  const labels = { scan: 'Scan a tag', photo: 'Take a photo', talk: 'Hold to talk', cancel: 'Cancel' };
-  const who = { agent: 'Agent', you: 'You', sent: 'Sent', info: 'Note', failure: 'Problem' };
+  // Every word comes from the server, in the visitor's language: the
+  // template's first paint, then each state's words.
+  let words = {};
+  const w = (k) => words[k] || '';
+  const label = (c) => (c === 'talk' ? (last && last.talk) || '' : w('control.' + c));
+  const LONG_PRESS = 800; // ms: a long press of a control turns speech mode on
 
   let pageId = null; // given by the server on each stream connection
   let last = null; // last state rendered
@@ -65,12 +69,13 @@
   }
 
   function offline() {
-    setPill('conn', 'offline', 'Screen offline');
+    const o = $('offline').dataset;
+    setPill('conn', 'offline', w('conn.offline') || o.pill);
     setPill('reader', 'unknown', '');
     setPill('camera', 'unknown', '');
     $('offline').hidden = false;
-    $('offline-title').textContent = 'This screen lost its connection to acbridge.';
-    $('offline-detail').textContent = 'It reconnects by itself.';
+    $('offline-title').textContent = w('screen.title') || o.title;
+    $('offline-detail').textContent = w('screen.detail') || o.detail;
     for (const b of controls()) {
       b.disabled = true;
       b.classList.remove('requested');
@@ -91,23 +96,58 @@
 
   function controls() { return document.querySelectorAll('.controls button[data-control]'); }
 
+  function renderWords(v) {
+    words = v.words;
+    document.documentElement.lang = v.lang;
+    document.documentElement.dir = v.dir;
+    document.title = v.title;
+    $('title').textContent = v.title;
+    $('purpose').textContent = v.purpose;
+    $('empty-text').textContent = w('empty');
+    $('pills').setAttribute('aria-label', w('status.label'));
+    document.querySelector('.controls').setAttribute('aria-label', w('controls.label'));
+    $('conversation').setAttribute('aria-label', w('conversation.label'));
+    $('prompt-title').textContent = w('prompt.heading');
+    for (const b of controls()) b.querySelector('.label').textContent = label(b.dataset.control);
+    $('talk-hint').textContent = v.talk;
+    const form = $('say');
+    if (form) {
+      $('say-label').textContent = w('say.label');
+      $('say-text').placeholder = w('say.placeholder');
+      $('say-send').textContent = w('say.send');
+    }
+    // The language button names the language in its own words.
+    const lb = $('btn-lang');
+    lb.hidden = v.languages.length < 2;
+    $('lang-label').textContent = w('lang.name');
+    $('lang-what').textContent = w('lang.button');
+    lb.setAttribute('aria-label', w('lang.button') + ': ' + w('lang.name'));
+    const sb = $('btn-speech');
+    sb.hidden = !v.speech;
+    sb.setAttribute('aria-pressed', v.speech === 'on' ? 'true' : 'false');
+    $('speech-label').textContent = v.speech === 'on' ? w('speech.on') : w('control.speech');
+    sb.title = w('speech.hint');
+  }
+
   function render(v) {
+    last = Object.assign({}, last || {}, { talk: v.talk });
+    renderWords(v);
     const c = v.connection;
-    setPill('conn', c.state, { connected: 'Connected', disconnected: 'Not connected', connecting: 'Connecting…' }[c.state] || c.state);
+    setPill('conn', c.state, c.label);
     $('offline').hidden = c.state !== 'disconnected';
     if (c.state === 'disconnected') {
-      $('offline-title').textContent = 'The agent is not reachable right now. acbridge keeps trying.';
+      $('offline-title').textContent = c.title || '';
       $('offline-detail').textContent = c.detail || '';
     }
-    setPill('reader', v.reader, { absent: 'No reader', ready: 'Reader ready', armed: 'Reader on', unknown: '' }[v.reader]);
-    setPill('camera', v.camera, { absent: 'No camera', ready: 'Camera ready', armed: 'Taking a photo', unknown: '' }[v.camera]);
+    setPill('reader', v.reader, v.reader === 'unknown' ? '' : w('reader.' + v.reader));
+    setPill('camera', v.camera, v.camera === 'unknown' ? '' : w('camera.' + v.camera));
 
     // Armed banner
     $('armed').hidden = !v.armed;
     if (v.armed) {
-      const t = v.armed.control === 'scan' ? 'Reader on — hold a tag to it now' : 'Taking a photo — hold still';
+      const t = v.armed.text;
       $('armed-text').textContent = t;
-      if (!last || !last.armed) say('alert', t);
+      if (!last.armed) say('alert', t);
     }
 
     // The microphone, open for exactly a turn or an engagement
@@ -115,8 +155,8 @@
     $('btn-talk').classList.toggle('listening', !!v.listening);
     $('btn-talk').setAttribute('aria-pressed', v.listening ? 'true' : 'false');
     if (v.listening) {
-      $('listening-text').textContent = 'Listening — ' + v.listening.replace(/^listening: /, '');
-      if (!last || !last.listening) say('alert', 'Listening.');
+      $('listening-text').textContent = v.listening;
+      if (!last.listening) say('alert', v.listening);
     }
 
     // The agent's request with its own control
@@ -129,20 +169,25 @@
       const icon = document.querySelector('.controls [data-control="' + p.control + '"] svg');
       const label = document.createElement('span');
       label.className = 'label';
-      label.textContent = labels[p.control];
+      label.textContent = p.label;
       pb.replaceChildren(icon ? icon.cloneNode(true) : '', label);
       pb.disabled = !v.controls.includes(p.control) || !!v.armed;
       // While its collection runs, the banner below says what to do.
       pb.hidden = !!v.armed && v.armed.control === p.control;
-      const isNew = !last || !last.prompt || last.prompt.text !== p.text || last.prompt.control !== p.control;
+      const isNew = !last.prompt || last.prompt.text !== p.text || last.prompt.control !== p.control;
       if (isNew) {
-        say('alert', 'The agent asks: ' + p.text + ' Press ' + labels[p.control] + '.');
+        say('alert', w('prompt.heading') + ': ' + p.text + ' ' + w('prompt.press') + ' ' + p.label + '.');
         if (document.activeElement === document.body || !document.activeElement) pb.focus();
       }
     }
     for (const b of controls()) {
-      b.disabled = !v.controls.includes(b.dataset.control);
-      b.classList.toggle('requested', !!p && b.dataset.control === p.control);
+      const ctl = b.dataset.control;
+      b.disabled = !v.controls.includes(ctl);
+      b.classList.toggle('requested', !!p && ctl === p.control);
+      // A control that cannot act says why, in words.
+      const r = $('reason-' + ctl);
+      r.textContent = v.reasons[ctl] || '';
+      r.hidden = !v.reasons[ctl];
     }
 
     renderEntries(v.entries);
@@ -153,6 +198,16 @@
   }
 
   function renderEntries(entries) {
+    // Words of ours change with the language; the agent's stay.
+    for (const e of entries) {
+      const it = items.get(e.id);
+      if (it && e.who !== 'agent' && e.who !== 'you') {
+        const head = it.li.querySelector('.who');
+        if (head && head.firstChild) head.firstChild.textContent = w('who.' + e.who);
+        const t = it.li.querySelector('.title');
+        if (t) t.textContent = e.title;
+      }
+    }
     const log = $('log');
     const keep = new Set(entries.map((e) => e.id));
     for (const [id, it] of items) {
@@ -198,7 +253,7 @@
     }
     const head = document.createElement('span');
     head.className = 'who';
-    head.textContent = who[e.who] || e.who;
+    head.textContent = w('who.' + e.who);
     head.append(time);
     li.append(head);
     if (e.title) {
@@ -214,7 +269,7 @@
   // Screen readers hear finished agent answers, confirmations and problems
   // once, not every streamed piece.
   function announce(e) {
-    if (e.who === 'agent') say('announce', 'Agent: ' + e.text);
+    if (e.who === 'agent') say('announce', w('who.agent') + ': ' + e.text);
     else if (e.who === 'sent') say('announce', e.text);
     else if (e.who === 'failure') say('alert', (e.title ? e.title + ' ' : '') + e.text);
   }
@@ -244,15 +299,16 @@
   // --- presses ---
   async function press(control, action) {
     if (!pageId) {
-      toast('This screen is not connected to acbridge yet.', 'error');
+      toast(w('toast.notconnected') || $('offline').dataset.notconnected, 'error');
       return;
     }
     try {
       const r = await post('/api/press', { control, action });
-      if (!r.ok) toast(r.data.error || 'That did not work.', 'error');
+      // The server's reason is for the log; the visitor reads plain words.
+      if (!r.ok) toast(r.data.reason === 'foreground' ? w('toast.front') : w('toast.notsent'), 'error');
       else if (action !== 'release') hideToast();
     } catch (_) {
-      toast('This screen is not connected to acbridge.', 'error');
+      toast(w('toast.notconnected'), 'error');
     }
   }
 
@@ -273,11 +329,44 @@
     press('talk', 'release');
   }
 
+  // A long press of a control turns speech mode on instead of acting:
+  // a person who cannot see the screen can find it without a sighted helper.
+  let longTimer = null;
+  let longDone = false;
+  function speechOn() {
+    if (!last || !last.speech || last.speech === 'on' || !pageId) return false;
+    post('/api/speech', { on: true }).catch(() => {});
+    return true;
+  }
+  function watchLong(b) {
+    b.addEventListener('pointerdown', () => {
+      longDone = false;
+      clearTimeout(longTimer);
+      longTimer = setTimeout(() => { longDone = speechOn(); }, LONG_PRESS);
+    });
+    for (const ev of ['pointerup', 'pointercancel', 'pointerleave']) b.addEventListener(ev, () => clearTimeout(longTimer));
+  }
+  function act(b, f) {
+    watchLong(b);
+    b.addEventListener('click', (e) => {
+      if (longDone) { longDone = false; e.preventDefault(); return; }
+      f();
+    });
+  }
   for (const b of document.querySelectorAll('button[data-control]')) {
     if (b.id === 'btn-talk') continue;
     // The prompt's button reads its control when pressed: it changes.
-    b.addEventListener('click', () => press(b.dataset.control, 'tap'));
+    act(b, () => press(b.dataset.control, 'tap'));
   }
+  act($('btn-lang'), () => {
+    if (!last || !pageId) return;
+    const tags = last.languages.map((l) => l.tag);
+    const next = tags[(tags.indexOf(last.lang) + 1) % tags.length];
+    post('/api/lang', { lang: next }).catch(() => {});
+  });
+  $('btn-speech').addEventListener('click', () => {
+    if (last && pageId) post('/api/speech', { on: last.speech !== 'on' }).catch(() => {});
+  });
   const talk = $('btn-talk');
   talk.addEventListener('pointerdown', (e) => { talk.setPointerCapture(e.pointerId); holdTalk(); });
   for (const ev of ['pointerup', 'pointercancel', 'lostpointercapture']) talk.addEventListener(ev, releaseTalk);
@@ -300,16 +389,23 @@
       const input = $('say-text');
       const text = input.value.trim();
       if (!text) return;
-      if (!pageId) { toast('This screen is not connected to acbridge yet.', 'error'); return; }
+      if (!pageId) { toast(w('toast.notconnected'), 'error'); return; }
       try {
         const r = await post('/api/say', { text });
         if (r.ok) input.value = '';
-        else toast(r.data.error || 'Not sent.', 'error');
+        else toast(r.data.reason === 'foreground' ? w('toast.front') : w('toast.notsent'), 'error');
       } catch (_) {
-        toast('This screen is not connected to acbridge.', 'error');
+        toast(w('toast.notconnected'), 'error');
       }
     });
   }
+
+  // The newest line stays in view when the room changes (a prompt or a
+  // banner appears, the language's words are longer).
+  new ResizeObserver(() => {
+    const conv = $('conversation');
+    conv.scrollTop = conv.scrollHeight;
+  }).observe($('conversation'));
 
   connect();
 })();
