@@ -1,0 +1,49 @@
+package netlab_test
+
+import (
+	"fmt"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/agentcall/acbridge/internal/netlab"
+)
+
+// The kiosk and the reference agent in two namespaces with pct % random
+// loss each way: the walkthrough is replayed and push-to-talk turns are
+// held, and the figures (set-up, replay time, audio packets through each
+// way) are logged.
+func TestVoiceUnderLoss(t *testing.T) {
+	for _, pct := range []int{0, 5, 10} {
+		t.Run(pctName(pct), func(t *testing.T) {
+			t.Parallel()
+			l := netlab.New(t)
+			url, ca, agentProc := agentIn(t, l)
+			l.Loss(pct)
+			r := kioskIn(t, l, kioskArgs{URL: url, CAFile: ca, Replays: 3, Turns: 3}, 150*time.Second)
+			if r.Err != "" {
+				t.Fatalf("kiosk: %s\nagent:\n%s", r.Err, agentProc.Log())
+			}
+			got, _ := heard(t, agentProc.Log())
+			micFrac := float64(got) / float64(r.MicSent)
+			replyFrac := float64(r.ReplyRecv) / float64(r.ReplyRecv+r.ReplyLost)
+			t.Logf("loss %d %%: set-up median %.0f ms %v; replay median %.0f ms %v (%d failed %v); mic packets %d/%d (%.1f %%); agent packets %d of %d (%.1f %%)",
+				pct, median(r.SetupMs), r.SetupMs, median(r.ReplayMs), r.ReplayMs, len(r.ReplayFails), r.ReplayFails,
+				got, r.MicSent, 100*micFrac, r.ReplyRecv, r.ReplyRecv+r.ReplyLost, 100*replyFrac)
+			if len(r.ReplayFails) > 0 {
+				t.Errorf("replays failed: %v", r.ReplayFails)
+			}
+		})
+	}
+}
+
+func pctName(pct int) string { return fmt.Sprintf("%dpct", pct) }
+
+func median(v []float64) float64 {
+	if len(v) == 0 {
+		return 0
+	}
+	s := slices.Clone(v)
+	slices.Sort(s)
+	return s[len(s)/2]
+}
