@@ -281,4 +281,3 @@ func heard(t *testing.T, log string) (packets, lost int) {
 	}
 	return packets, lost
 }
-
