@@ -161,7 +161,8 @@ type Proc struct {
 	exited chan struct{}
 }
 
-// Start runs cmd, copying each line of its stderr into the log and onto
+// Start runs cmd, copying each line of its stderr (and stdout, unless
+// cmd has one) into the log and onto
 // Lines, and kills it when the test ends (before the namespaces go).
 func (l *Lab) Start(cmd *exec.Cmd) *Proc {
 	l.t.Helper()
@@ -169,6 +170,9 @@ func (l *Lab) Start(cmd *exec.Cmd) *Proc {
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		l.t.Fatal(err)
+	}
+	if cmd.Stdout == nil {
+		cmd.Stdout = cmd.Stderr // one log for servers that write to stdout
 	}
 	if err := cmd.Start(); err != nil {
 		l.t.Fatalf("starting %s: %v", cmd.Args, err)

@@ -81,6 +81,9 @@ type kioskArgs struct {
 	Turns       int // push-to-talk turns of about a second, on one more connection
 	ICEServers  []client.ICEServer
 	Relay       bool
+	// TrustFile, if set, is the kiosk's system CA bundle (SSL_CERT_FILE):
+	// pion checks a TURN server's certificate against the system's roots.
+	TrustFile string
 }
 
 // kioskResult is what the kiosk role measured.
@@ -88,10 +91,10 @@ type kioskResult struct {
 	SetupMs     []float64 // dial (card known) to data channel open
 	ReplayMs    []float64 // the walkthrough's 69 steps, per replay that passed
 	ReplayFails []string
-	MicSent     int64 // microphone packets put on the track
-	ReplyRecv   int64 // agent packets received
-	ReplyLost   int64 // agent packets missing (sequence gaps)
-	Remote      string
+	MicSent     int64    // microphone packets put on the track
+	ReplyRecv   int64    // agent packets received
+	ReplyLost   int64    // agent packets missing (sequence gaps)
+	Lasting     []string // the health code of each dial error client.Lasting knows
 	Err         string
 }
 
@@ -122,13 +125,16 @@ func measure(a kioskArgs) (r kioskResult) {
 		return r
 	}
 	opts := func() *client.WebRTCOptions {
-		return &client.WebRTCOptions{ICEServers: a.ICEServers}
+		return &client.WebRTCOptions{ICEServers: a.ICEServers, RelayOnly: a.Relay}
 	}
 	for i := 0; i < a.Replays; i++ {
 		start := time.Now()
 		tr, err := ag.DialWebRTC(ctx, opts())
 		if err != nil {
 			r.ReplayFails = append(r.ReplayFails, "dial: "+err.Error())
+			if w := client.Lasting(err); w != nil {
+				r.Lasting = append(r.Lasting, w.Code)
+			}
 			continue
 		}
 		r.SetupMs = append(r.SetupMs, ms(time.Since(start)))
@@ -243,6 +249,9 @@ func kioskIn(t *testing.T, l *netlab.Lab, a kioskArgs, d time.Duration) kioskRes
 	cmd := l.Command(l.Kiosk, os.Args[0], "-test.run=^$")
 	cmd = exec.CommandContext(ctx, cmd.Path, cmd.Args[1:]...)
 	cmd.Env = append(os.Environ(), roleEnv+"=kiosk", argsEnv+"="+mustJSON(a))
+	if a.TrustFile != "" {
+		cmd.Env = append(cmd.Env, "SSL_CERT_FILE="+a.TrustFile)
+	}
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
@@ -280,4 +289,20 @@ func heard(t *testing.T, log string) (packets, lost int) {
 		lost += at.Lost
 	}
 	return packets, lost
+}
+
+// concat writes the files' contents, one after the other, to dst.
+func concat(t *testing.T, dst string, files ...string) {
+	t.Helper()
+	var b []byte
+	for _, f := range files {
+		c, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b = append(b, c...)
+	}
+	if err := os.WriteFile(dst, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
 }
