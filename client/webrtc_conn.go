@@ -63,7 +63,7 @@ type WebRTCTransport struct {
 	// brief: Close was given a protocol error; see faultCloseTimeout.
 	brief atomic.Bool
 	stats struct {
-		sent, received, lost, decodeErrors, played atomic.Int64
+		sent, received, lost, decodeErrors, played, recovered, concealed atomic.Int64
 	}
 }
 

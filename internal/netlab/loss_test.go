@@ -27,9 +27,10 @@ func TestVoiceUnderLoss(t *testing.T) {
 			got, _ := heard(t, agentProc.Log())
 			micFrac := float64(got) / float64(r.MicSent)
 			replyFrac := float64(r.ReplyRecv) / float64(r.ReplyRecv+r.ReplyLost)
-			t.Logf("loss %d %%: set-up median %.0f ms %v; replay median %.0f ms %v (%d failed %v); mic packets %d/%d (%.1f %%); agent packets %d of %d (%.1f %%)",
+			delivered := float64(r.ReplyRecv+r.Recovered) / float64(r.ReplyRecv+r.ReplyLost)
+			t.Logf("loss %d %%: set-up median %.0f ms %v; replay median %.0f ms %v (%d failed %v); mic packets %d/%d (%.1f %%); agent packets %d of %d (%.1f %%), %d recovered by FEC, %d concealed: %.1f %% delivered",
 				pct, median(r.SetupMs), r.SetupMs, median(r.ReplayMs), r.ReplayMs, len(r.ReplayFails), r.ReplayFails,
-				got, r.MicSent, 100*micFrac, r.ReplyRecv, r.ReplyRecv+r.ReplyLost, 100*replyFrac)
+				got, r.MicSent, 100*micFrac, r.ReplyRecv, r.ReplyRecv+r.ReplyLost, 100*replyFrac, r.Recovered, r.Concealed, 100*delivered)
 			if len(r.ReplayFails) > 0 {
 				t.Errorf("replays failed: %v", r.ReplayFails)
 			}

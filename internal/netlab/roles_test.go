@@ -91,9 +91,12 @@ type kioskResult struct {
 	SetupMs     []float64 // dial (card known) to data channel open
 	ReplayMs    []float64 // the walkthrough's 69 steps, per replay that passed
 	ReplayFails []string
-	MicSent     int64    // microphone packets put on the track
-	ReplyRecv   int64    // agent packets received
-	ReplyLost   int64    // agent packets missing (sequence gaps)
+	MicSent     int64 // microphone packets put on the track
+	ReplyRecv   int64 // agent packets received
+	ReplyLost   int64 // agent packets missing (sequence gaps)
+	Recovered   int64 // of those, frames recovered from in-band FEC
+	Concealed   int64 // and frames the decoder extrapolated
+	PlayedMs    float64
 	Lasting     []string // the health code of each dial error client.Lasting knows
 	Err         string
 }
@@ -164,6 +167,8 @@ func talk(ctx context.Context, ag *client.Discovered, o *client.WebRTCOptions, t
 	}
 	defer mic.Close()
 	o.Mic = mic
+	o.Sink = discardSink{}
+	o.NewDecoder = func() (client.Decoder, error) { return audio.NewDecoder() }
 	start := time.Now()
 	tr, err := ag.DialWebRTC(ctx, o)
 	if err != nil {
@@ -205,8 +210,15 @@ func talk(ctx context.Context, ag *client.Discovered, o *client.WebRTCOptions, t
 	}
 	st := tr.Stats()
 	r.MicSent, r.ReplyRecv, r.ReplyLost = st.PacketsSent, st.PacketsReceived, st.PacketsLost
+	r.Recovered, r.Concealed, r.PlayedMs = st.Recovered, st.Concealed, ms(st.Played)
 	return nil
 }
+
+// discardSink plays the agent's voice nowhere: the transport's counters
+// are what is measured.
+type discardSink struct{}
+
+func (discardSink) Write([]int16) error { return nil }
 
 func waitRun(s *client.Session) error {
 	timeout := time.After(30 * time.Second)
