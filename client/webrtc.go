@@ -154,6 +154,7 @@ func (a *Discovered) DialWebRTC(ctx context.Context, opts *WebRTCOptions) (_ *We
 	if err != nil {
 		return nil, err
 	}
+	began := time.Now()
 	if err := t.connect(dctx, ctx, func(ctx context.Context, offer string) (string, error) {
 		return a.postOffer(ctx, tgt, offer, o.SessionID)
 	}); err != nil {
@@ -163,6 +164,7 @@ func (a *Discovered) DialWebRTC(ctx context.Context, opts *WebRTCOptions) (_ *We
 		}
 		return nil, err
 	}
+	t.setup = time.Since(began)
 	return t, nil
 }
 

@@ -59,6 +59,8 @@ type WebRTCTransport struct {
 	readerOn   bool // the frame reader was started
 	remoteSeen bool // the agent's track arrived
 
+	setup time.Duration // the offer's creation to the channel's opening
+
 	closeOnce sync.Once
 	// brief: Close was given a protocol error; see faultCloseTimeout.
 	brief atomic.Bool
