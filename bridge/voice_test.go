@@ -80,7 +80,9 @@ func voiceRig(t *testing.T, explicit bool, idle time.Duration, onTurn func(agent
 			t.Fatal(err)
 		}
 		r.mic = mic
-		r.tune = func(o *bridge.Options) { o.LED, o.EngagementIdle, o.Volume, o.Metrics = led, idle, bo.Volume, bo.Metrics }
+		r.tune = func(o *bridge.Options) {
+			o.LED, o.EngagementIdle, o.Volume, o.Metrics = led, idle, bo.Volume, bo.Metrics
+		}
 	})
 	return r, heard, led
 }
