@@ -2,7 +2,10 @@ package netlab_test
 
 import (
 	"fmt"
+	"os"
 	"slices"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -12,9 +15,21 @@ import (
 // The kiosk and the reference agent in two namespaces with pct % random
 // loss each way: the walkthrough is replayed and push-to-talk turns are
 // held, and the figures (set-up, replay time, audio packets through each
-// way) are logged.
+// way, frames recovered through FEC) are logged. ACBRIDGE_NETLAB_LOSS
+// ("0 2 5 10 20") replaces the percentages (bench/netloss.sh).
 func TestVoiceUnderLoss(t *testing.T) {
-	for _, pct := range []int{0, 5, 10} {
+	pcts := []int{0, 5, 10}
+	if env := os.Getenv("ACBRIDGE_NETLAB_LOSS"); env != "" {
+		pcts = nil
+		for _, f := range strings.Fields(env) {
+			n, err := strconv.Atoi(f)
+			if err != nil || n < 0 || n > 100 {
+				t.Fatalf("ACBRIDGE_NETLAB_LOSS: %q is not a percentage", f)
+			}
+			pcts = append(pcts, n)
+		}
+	}
+	for _, pct := range pcts {
 		t.Run(pctName(pct), func(t *testing.T) {
 			t.Parallel()
 			l := netlab.New(t)
