@@ -138,6 +138,26 @@ func (l *Lab) Firewall() {
 `, kioskLink))
 }
 
+// DropLargeUDP drops, in the kiosk's namespace, every arriving UDP
+// datagram longer than n bytes (UDP header included): ICE's STUN checks
+// pass, DTLS flights carrying certificates do not. RestoreUDP ends it.
+func (l *Lab) DropLargeUDP(n int) {
+	l.t.Helper()
+	l.nftRun(l.Kiosk, fmt.Sprintf(`table inet netlab_large {
+	chain in {
+		type filter hook input priority -20; policy accept;
+		iifname %q udp length > %d drop
+	}
+}
+`, kioskLink, n))
+}
+
+// RestoreUDP removes DropLargeUDP's rule.
+func (l *Lab) RestoreUDP() {
+	l.t.Helper()
+	l.nftRun(l.Kiosk, "table inet netlab_large\ndelete table inet netlab_large\n")
+}
+
 // Move replaces the kiosk's address with KioskAddr2, as when a kiosk
 // roams to another access point and gets a new lease: sockets bound to
 // the old address no longer carry anything.
@@ -208,6 +228,26 @@ func (p *Proc) Log() string {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.log.String()
+}
+
+// WaitContains waits for a stderr line containing s, failing the test
+// when the process exits or d passes first.
+func (p *Proc) WaitContains(t testing.TB, s string, d time.Duration) {
+	t.Helper()
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	for {
+		select {
+		case line := <-p.lines:
+			if strings.Contains(line, s) {
+				return
+			}
+		case <-p.exited:
+			t.Fatalf("%s exited before saying %q:\n%s", p.Cmd.Args, s, p.Log())
+		case <-timer.C:
+			t.Fatalf("%s did not say %q within %v:\n%s", p.Cmd.Args, s, d, p.Log())
+		}
+	}
 }
 
 // WaitLine returns the rest of the first stderr line starting with prefix,

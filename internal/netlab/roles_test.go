@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/netip"
@@ -81,6 +82,8 @@ type kioskArgs struct {
 	Turns       int // push-to-talk turns of about a second, on one more connection
 	ICEServers  []client.ICEServer
 	Relay       bool
+	// TotalTimeout is the policy's (default 15 s).
+	TotalTimeout time.Duration
 	// TrustFile, if set, is the kiosk's system CA bundle (SSL_CERT_FILE):
 	// pion checks a TURN server's certificate against the system's roots.
 	TrustFile string
@@ -121,14 +124,14 @@ func measure(a kioskArgs) (r kioskResult) {
 		r.Err = err.Error()
 		return r
 	}
-	p := &client.Policy{AllowNetworks: []netip.Prefix{netlab.Network}, TLSConfig: &tls.Config{RootCAs: roots}}
+	p := &client.Policy{AllowNetworks: []netip.Prefix{netlab.Network}, TLSConfig: &tls.Config{RootCAs: roots}, TotalTimeout: a.TotalTimeout}
 	ag, err := client.Discover(ctx, a.URL, "", p)
 	if err != nil {
 		r.Err = err.Error()
 		return r
 	}
 	opts := func() *client.WebRTCOptions {
-		return &client.WebRTCOptions{ICEServers: a.ICEServers, RelayOnly: a.Relay}
+		return &client.WebRTCOptions{ICEServers: a.ICEServers, RelayOnly: a.Relay, Logger: slog.New(slog.NewTextHandler(os.Stderr, nil))}
 	}
 	for i := 0; i < a.Replays; i++ {
 		start := time.Now()
