@@ -17,15 +17,13 @@ import (
 )
 
 // The lab's addresses: the agent's side holds AgentAddr and, for a TURN
-// server beside the agent, TURNAddr; the kiosk's side holds KioskAddr and,
-// after Move, KioskAddr2. Network is the prefix a kiosk's
-// agent.allow_networks names.
+// server beside the agent, TURNAddr; the kiosk's side holds KioskAddr.
+// Network is the prefix a kiosk's agent.allow_networks names.
 var (
-	AgentAddr  = netip.MustParseAddr("10.77.0.1")
-	KioskAddr  = netip.MustParseAddr("10.77.0.2")
-	TURNAddr   = netip.MustParseAddr("10.77.0.3")
-	KioskAddr2 = netip.MustParseAddr("10.77.0.4")
-	Network    = netip.MustParsePrefix("10.77.0.0/24")
+	AgentAddr = netip.MustParseAddr("10.77.0.1")
+	KioskAddr = netip.MustParseAddr("10.77.0.2")
+	TURNAddr  = netip.MustParseAddr("10.77.0.3")
+	Network   = netip.MustParsePrefix("10.77.0.0/24")
 )
 
 // Interface names inside the namespaces.
@@ -158,15 +156,6 @@ func (l *Lab) RestoreUDP() {
 	l.nftRun(l.Kiosk, "table inet netlab_large\ndelete table inet netlab_large\n")
 }
 
-// Move replaces the kiosk's address with KioskAddr2, as when a kiosk
-// roams to another access point and gets a new lease: sockets bound to
-// the old address no longer carry anything.
-func (l *Lab) Move() {
-	l.t.Helper()
-	l.ipRun(l.Kiosk, "addr", "add", KioskAddr2.String()+"/24", "dev", kioskLink)
-	l.ipRun(l.Kiosk, "addr", "del", KioskAddr.String()+"/24", "dev", kioskLink)
-}
-
 // Command returns cmd made to run inside the namespace ns.
 func (l *Lab) Command(ns, name string, args ...string) *exec.Cmd {
 	return exec.Command(l.ip, append([]string{"netns", "exec", ns, name}, args...)...)
@@ -234,38 +223,36 @@ func (p *Proc) Log() string {
 // when the process exits or d passes first.
 func (p *Proc) WaitContains(t testing.TB, s string, d time.Duration) {
 	t.Helper()
-	timer := time.NewTimer(d)
-	defer timer.Stop()
-	for {
-		select {
-		case line := <-p.lines:
-			if strings.Contains(line, s) {
-				return
-			}
-		case <-p.exited:
-			t.Fatalf("%s exited before saying %q:\n%s", p.Cmd.Args, s, p.Log())
-		case <-timer.C:
-			t.Fatalf("%s did not say %q within %v:\n%s", p.Cmd.Args, s, d, p.Log())
-		}
-	}
+	p.wait(t, fmt.Sprintf("a line with %q", s), d, func(line string) bool { return strings.Contains(line, s) })
 }
 
 // WaitLine returns the rest of the first stderr line starting with prefix,
 // or fails the test when the process exits or d passes first.
 func (p *Proc) WaitLine(t testing.TB, prefix string, d time.Duration) string {
 	t.Helper()
+	var rest string
+	p.wait(t, fmt.Sprintf("a line starting %q", prefix), d, func(line string) bool {
+		r, ok := strings.CutPrefix(line, prefix)
+		rest = r
+		return ok
+	})
+	return rest
+}
+
+func (p *Proc) wait(t testing.TB, what string, d time.Duration, match func(string) bool) {
+	t.Helper()
 	timer := time.NewTimer(d)
 	defer timer.Stop()
 	for {
 		select {
-		case s := <-p.lines:
-			if rest, ok := strings.CutPrefix(s, prefix); ok {
-				return rest
+		case line := <-p.lines:
+			if match(line) {
+				return
 			}
 		case <-p.exited:
-			t.Fatalf("%s exited before saying %q:\n%s", p.Cmd.Args, prefix, p.Log())
+			t.Fatalf("%s exited before %s:\n%s", p.Cmd.Args, what, p.Log())
 		case <-timer.C:
-			t.Fatalf("%s did not say %q within %v:\n%s", p.Cmd.Args, prefix, d, p.Log())
+			t.Fatalf("%s wrote no %s within %v:\n%s", p.Cmd.Args, what, d, p.Log())
 		}
 	}
 }
