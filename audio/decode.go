@@ -66,3 +66,17 @@ func (d *Decoder) DecodeLost(lost time.Duration) ([]int16, error) {
 	}
 	return append([]int16(nil), d.buf[:n]...), nil
 }
+
+// DecodeFEC recovers the 20 ms frame lost just before packet from the
+// low-bitrate copy in-band FEC put into packet (see LossHint). Decode
+// packet itself afterwards, as usual. A packet without such a copy
+// yields libopus' concealment instead, so the result is never worse.
+func (d *Decoder) DecodeFEC(packet []byte) ([]int16, error) {
+	if len(packet) == 0 || len(packet) > MaxPacketSize {
+		return nil, fmt.Errorf("%w: %d bytes", ErrBadPacket, len(packet))
+	}
+	if err := d.dec.DecodeFEC(packet, d.buf[:FrameSamples:FrameSamples]); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrBadPacket, err)
+	}
+	return append([]int16(nil), d.buf[:FrameSamples]...), nil
+}

@@ -6,9 +6,7 @@ import (
 	"sync"
 
 	"github.com/pion/mediadevices/pkg/codec"
-	"github.com/pion/mediadevices/pkg/codec/opus"
 	mdaudio "github.com/pion/mediadevices/pkg/io/audio"
-	"github.com/pion/mediadevices/pkg/prop"
 	"github.com/pion/mediadevices/pkg/wave"
 	"github.com/pion/mediadevices/pkg/wave/mixer"
 )
@@ -32,30 +30,21 @@ func (o *EncoderOptions) bitrate() (int, error) {
 	return o.Bitrate, nil
 }
 
-// newOpusEncoder builds mediadevices' Opus encoder over r, down-mixed to
-// mono first: mediadevices encodes with as many channels as its input
-// has, and the profile wants one. Audio at another rate than SampleRate
+// newOpusEncoder builds the Opus encoder (fecEncoder) over r, down-mixed
+// to mono first: the profile wants one channel. Audio at another rate than SampleRate
 // is then resampled (resample.go), after the down-mix so that only one
 // channel goes through the filter; onRate, if set, is told the rate r
 // delivers. A Processor, if given, cleans the 48 kHz mono audio before
 // encoding.
 func newOpusEncoder(r mdaudio.Reader, bitrate int, p *Processor, onRate func(int)) (codec.ReadCloser, error) {
-	params, err := opus.NewParams()
-	if err != nil {
-		return nil, fmt.Errorf("audio: opus parameters: %w", err)
-	}
-	params.BitRate = bitrate
-	params.Latency = opus.Latency20ms
 	rs := newResampleReader(mdaudio.NewChannelMixer(Channels, &mixer.MonoMixer{})(r), onRate)
 	var mono mdaudio.Reader = rs
 	if p != nil {
 		mono = newProcessReader(mono, p)
 	}
-	enc, err := params.BuildAudioEncoder(mono, prop.Media{Audio: prop.Audio{
-		SampleRate:   SampleRate,
-		ChannelCount: Channels,
-	}})
+	enc, err := newFECEncoder(mono, bitrate)
 	if err != nil {
+		rs.close()
 		return nil, fmt.Errorf("audio: opus encoder: %w", err)
 	}
 	return &resamplingEncoder{ReadCloser: enc, rs: rs}, nil

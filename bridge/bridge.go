@@ -38,6 +38,10 @@ type Options struct {
 	AgentURL string
 	Token    string
 	Policy   *client.Policy
+	// ICEServers and RelayOnly go to every WebRTC dial (see
+	// client.WebRTCOptions).
+	ICEServers []client.ICEServer
+	RelayOnly  bool
 
 	Reader TagReader // nil: no reader configured
 	// Mic and Speaker carry voice with agents that own it over WebRTC;

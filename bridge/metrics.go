@@ -15,6 +15,7 @@ import (
 // kinds and codes, never identifiers.
 type Metrics struct {
 	reg         *prometheus.Registry
+	voice       *voiceMetrics
 	collections *prometheus.CounterVec
 	latency     *prometheus.HistogramVec
 	sentTotal   *prometheus.CounterVec
@@ -47,7 +48,8 @@ func NewMetrics() *Metrics {
 		unread: prometheus.NewCounter(prometheus.CounterOpts{Name: "acbridge_tag_unread_total",
 			Help: "Taps in an armed window whose tag could not be read (moved away mid-read); the window stayed open."}),
 	}
-	m.reg.MustRegister(m.collections, m.latency, m.sentTotal, m.rejections, m.sessions, m.reconnects, m.failures, m.unread,
+	m.voice = newVoiceMetrics()
+	m.reg.MustRegister(m.voice, m.collections, m.latency, m.sentTotal, m.rejections, m.sessions, m.reconnects, m.failures, m.unread,
 		prometheus.NewGoCollector(), prometheus.NewProcessCollector(prometheus.ProcessCollectorOpts{}))
 	return m
 }

@@ -71,6 +71,10 @@ func (b *Bridge) session(ctx context.Context) (established bool, err error) {
 	c := &conv{b: b, s: s, origin: ag.Origin, results: make(chan collected, 1), notes: make(chan notice.Notice, 4), offered: mods,
 		speakText: ag.Card.Params.Voice.Owner == "client"}
 	b.o.Metrics.session()
+	if rtc != nil {
+		b.o.Metrics.voiceSession(rtc)
+		defer b.o.Metrics.voiceSession(nil)
+	}
 	b.state(State{Connected: true, Agent: ag.Origin, Modalities: s.Negotiated()})
 	b.log.Info("agent session established", "agent", ag.Origin, "transport", ag.Card.Params.AGUI.Transport,
 		"offered", mods, "negotiated", s.Negotiated(), "requestable", s.Requestable())

@@ -64,7 +64,7 @@ func (h *heardPackets) counts() (inTurn, beside int) {
 // voiceRig is a rig whose agent owns voice over WebRTC, with the test
 // microphone, a recorded LED and a short engagement idle; onTurn, if set,
 // receives the agent's explicit audio turns; more may change the
-// microphone's options and set the bridge's Volume.
+// microphone's options and set the bridge's Volume and Metrics.
 func voiceRig(t *testing.T, explicit bool, idle time.Duration, onTurn func(agent.AudioTurn), more ...func(*audio.MicOptions, *bridge.Options)) (*rig, *heardPackets, *buttontest.Indicator) {
 	heard := newHeardPackets()
 	led := buttontest.NewIndicator()
@@ -80,7 +80,9 @@ func voiceRig(t *testing.T, explicit bool, idle time.Duration, onTurn func(agent
 			t.Fatal(err)
 		}
 		r.mic = mic
-		r.tune = func(o *bridge.Options) { o.LED, o.EngagementIdle, o.Volume = led, idle, bo.Volume }
+		r.tune = func(o *bridge.Options) {
+			o.LED, o.EngagementIdle, o.Volume, o.Metrics = led, idle, bo.Volume, bo.Metrics
+		}
 	})
 	return r, heard, led
 }

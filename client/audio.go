@@ -43,3 +43,12 @@ type Decoder interface {
 	// DecodeLost conceals a gap of d.
 	DecodeLost(d time.Duration) ([]int16, error)
 }
+
+// FECDecoder is a Decoder that can also recover a lost frame from the
+// in-band FEC copy the next packet carries (audio.Decoder can). The
+// transport uses it when the Decoder has it.
+type FECDecoder interface {
+	Decoder
+	// DecodeFEC returns the 20 ms frame lost just before payload.
+	DecodeFEC(payload []byte) ([]int16, error)
+}

@@ -86,12 +86,15 @@ func Lasting(err error) *health.Warnable {
 	var (
 		pe *policyError
 		ce *certError
+		np *noPathError
 	)
 	switch {
 	case errors.As(err, &pe) && pe.w != nil:
 		return pe.w
 	case errors.As(err, &ce):
 		return ce.w
+	case errors.As(err, &np):
+		return NoPath
 	}
 	return nil
 }

@@ -84,6 +84,10 @@ type WebRTCOptions struct {
 	NewDecoder func() (Decoder, error)
 	// ICEServers for gathering; none by default (see ICEServer).
 	ICEServers []ICEServer
+	// RelayOnly gathers relay candidates only (pion's ICE transport policy
+	// "relay"): the agent's audio then always goes through a TURN server of
+	// ICEServers, e.g. where the site's policy forbids direct UDP.
+	RelayOnly bool
 	// ICEDisconnectedTimeout: default DefaultICEDisconnectedTimeout.
 	ICEDisconnectedTimeout time.Duration
 	// Logger receives connection state changes and counts, never frames or
@@ -150,7 +154,8 @@ func (a *Discovered) DialWebRTC(ctx context.Context, opts *WebRTCOptions) (_ *We
 	if err != nil {
 		return nil, err
 	}
-	if err := t.connect(dctx, func(ctx context.Context, offer string) (string, error) {
+	began := time.Now()
+	if err := t.connect(dctx, ctx, func(ctx context.Context, offer string) (string, error) {
 		return a.postOffer(ctx, tgt, offer, o.SessionID)
 	}); err != nil {
 		t.Close(nil)
@@ -159,6 +164,7 @@ func (a *Discovered) DialWebRTC(ctx context.Context, opts *WebRTCOptions) (_ *We
 		}
 		return nil, err
 	}
+	t.setup = time.Since(began)
 	return t, nil
 }
 
@@ -175,6 +181,10 @@ func newWebRTCAPI(remote netip.Addr, cands *candidateLog, o *WebRTCOptions) (*we
 			s.SetIPFilter(func(ip net.IP) bool { return ip.IsLoopback() })
 		}
 		s.SetRemoteIPFilter(cands.allow)
+		if o.RelayOnly {
+			// No direct pair can succeed meanwhile: nominate at once.
+			s.SetRelayAcceptanceMinWait(0)
+		}
 	})
 	if err != nil {
 		return nil, fmt.Errorf("client: %w", err)

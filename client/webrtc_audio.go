@@ -18,11 +18,16 @@ const maxConcealedPackets = 6
 
 // WebRTCStats count a WebRTC transport's audio since it was dialed.
 type WebRTCStats struct {
-	PacketsSent     int64         // microphone packets written to the track
-	PacketsReceived int64         // RTP packets of the agent's track
-	PacketsLost     int64         // gaps in the agent's sequence numbers
-	DecodeErrors    int64         // agent packets libopus refused
-	Played          time.Duration // decoded audio handed to the Sink
+	PacketsSent     int64 // microphone packets written to the track
+	PacketsReceived int64 // RTP packets of the agent's track
+	PacketsLost     int64 // gaps in the agent's sequence numbers
+	// Of the lost packets' frames: Recovered through the next packet's
+	// in-band FEC copy (libopus extrapolates instead where that packet
+	// carries none: SILK copies only frames of active speech), Concealed
+	// by the decoder's extrapolation alone.
+	Recovered, Concealed int64
+	DecodeErrors         int64         // agent packets libopus refused
+	Played               time.Duration // decoded audio handed to the Sink
 }
 
 // Stats returns the audio counters.
@@ -31,6 +36,8 @@ func (t *WebRTCTransport) Stats() WebRTCStats {
 		PacketsSent:     t.stats.sent.Load(),
 		PacketsReceived: t.stats.received.Load(),
 		PacketsLost:     t.stats.lost.Load(),
+		Recovered:       t.stats.recovered.Load(),
+		Concealed:       t.stats.concealed.Load(),
 		DecodeErrors:    t.stats.decodeErrors.Load(),
 		Played:          time.Duration(t.stats.played.Load()) * time.Second / wire.SampleRate,
 	}
@@ -161,9 +168,7 @@ func (t *WebRTCTransport) playTrack(tr *webrtc.TrackRemote) {
 			if gap > 0 {
 				t.stats.lost.Add(int64(gap))
 				if dec != nil && gap <= maxConcealedPackets {
-					if pcm, err := dec.DecodeLost(time.Duration(gap) * wire.FrameDuration); err == nil {
-						t.play(pcm)
-					}
+					t.conceal(dec, int(gap), pkt.Payload)
 				}
 			}
 		}
@@ -180,6 +185,33 @@ func (t *WebRTCTransport) playTrack(tr *webrtc.TrackRemote) {
 			dec = nil // the sink is closed: keep reading, stop decoding
 		}
 	}
+}
+
+// conceal fills a gap of lost packets before payload: the last of them
+// from payload's in-band FEC copy when the decoder can, the others by
+// extrapolation.
+func (t *WebRTCTransport) conceal(dec Decoder, lost int, payload []byte) {
+	fd, fec := dec.(FECDecoder)
+	fec = fec && len(payload) > 0
+	if n := lost - btoi(fec); n > 0 {
+		if pcm, err := dec.DecodeLost(time.Duration(n) * wire.FrameDuration); err == nil {
+			t.stats.concealed.Add(int64(n))
+			t.play(pcm)
+		}
+	}
+	if fec {
+		if pcm, err := fd.DecodeFEC(payload); err == nil {
+			t.stats.recovered.Add(1)
+			t.play(pcm)
+		}
+	}
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 func (t *WebRTCTransport) play(pcm []int16) bool {

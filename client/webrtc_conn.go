@@ -59,11 +59,13 @@ type WebRTCTransport struct {
 	readerOn   bool // the frame reader was started
 	remoteSeen bool // the agent's track arrived
 
+	setup time.Duration // the offer's creation to the channel's opening
+
 	closeOnce sync.Once
 	// brief: Close was given a protocol error; see faultCloseTimeout.
 	brief atomic.Bool
 	stats struct {
-		sent, received, lost, decodeErrors, played atomic.Int64
+		sent, received, lost, decodeErrors, played, recovered, concealed atomic.Int64
 	}
 }
 
@@ -79,10 +81,7 @@ const faultCloseTimeout = 100 * time.Millisecond
 // newWebRTCTransport creates the peer connection with the profile's track
 // and channel and registers every callback.
 func newWebRTCTransport(api *webrtc.API, o *WebRTCOptions, cands *candidateLog) (*WebRTCTransport, error) {
-	cfg := webrtc.Configuration{BundlePolicy: webrtc.BundlePolicyMaxBundle, RTCPMuxPolicy: webrtc.RTCPMuxPolicyRequire}
-	for _, s := range o.ICEServers {
-		cfg.ICEServers = append(cfg.ICEServers, webrtc.ICEServer{URLs: s.URLs, Username: s.Username, Credential: s.Credential})
-	}
+	cfg := iceConfig(o)
 	log := o.Logger.With("session", o.SessionID)
 	peer, err := rtcpeer.NewPeer(api, cfg, "client", log, func(what string) error {
 		return fmt.Errorf("%w (%s)", ErrConnectionLost, what)
@@ -127,7 +126,7 @@ func newWebRTCTransport(api *webrtc.API, o *WebRTCOptions, cands *candidateLog) 
 }
 
 // connect runs offer/answer through post and waits for the channel.
-func (t *WebRTCTransport) connect(ctx context.Context, post func(context.Context, string) (string, error)) error {
+func (t *WebRTCTransport) connect(ctx, outer context.Context, post func(context.Context, string) (string, error)) error {
 	offer, err := t.pc.CreateOffer(nil)
 	if err != nil {
 		return fmt.Errorf("client: webrtc offer: %w", err)
@@ -157,7 +156,7 @@ func (t *WebRTCTransport) connect(ctx context.Context, post func(context.Context
 	if err := t.checkNegotiated(); err != nil {
 		return &incompatibleError{err}
 	}
-	if err := t.waitOpen(ctx, t.cands.checkAnswer(answer) == 0); err != nil {
+	if err := t.waitOpen(ctx, outer, t.cands.checkAnswer(answer) == 0); err != nil {
 		return err
 	}
 	if t.mic != nil {
@@ -187,8 +186,9 @@ func (t *WebRTCTransport) remoteCandidate() string {
 // candidate of the answer (noneAllowed), only a peer-reflexive address
 // learnt from the agent's checks can still connect: if none the policy
 // allows appears within prflxGrace, the attempt fails at once, naming the
-// refused candidates, instead of at the policy's total timeout.
-func (t *WebRTCTransport) waitOpen(ctx context.Context, noneAllowed bool) error {
+// refused candidates, instead of at the policy's total timeout. At that
+// timeout, see timedOut.
+func (t *WebRTCTransport) waitOpen(ctx, outer context.Context, noneAllowed bool) error {
 	var grace <-chan time.Time
 	if noneAllowed {
 		timer := time.NewTimer(prflxGrace)
@@ -207,7 +207,12 @@ func (t *WebRTCTransport) waitOpen(ctx context.Context, noneAllowed bool) error 
 			}
 			grace = nil
 		case <-ctx.Done():
-			return t.cands.whyNotUp(fmt.Errorf("client: waiting for the data channel: %w", ctx.Err()))
+			nctx, cancel, err := t.timedOut(ctx, outer)
+			if err != nil {
+				return err
+			}
+			defer cancel()
+			ctx, outer = nctx, nctx
 		}
 	}
 }

@@ -54,6 +54,9 @@ type Agent struct {
 	CancelGrace   Duration `toml:"cancel_grace"`
 	RunMaxBytes   int      `toml:"run_max_bytes"`
 	RunMaxEvents  int      `toml:"run_max_events"`
+	// ICEServers and ICETransport: see ICEServer.
+	ICEServers   []ICEServer `toml:"ice_servers"`
+	ICETransport string      `toml:"ice_transport"`
 }
 
 // Keystore locates the device secret.
@@ -280,6 +283,7 @@ func (c *Config) applyDefaults() {
 	if c.Audio.SpeakerVolume == 0 {
 		c.Audio.SpeakerVolume = 100
 	}
+	setStr(&c.Agent.ICETransport, ICETransportAll)
 	setStr(&c.Log.Level, "info")
 	setStr(&c.Log.Format, "text")
 	for i := range c.Buttons {
@@ -384,6 +388,7 @@ func (c *Config) Validate() error {
 	if c.Agent.RunMaxEvents < 100 || c.Agent.RunMaxEvents > 1000000 {
 		add("agent.run_max_events must be between 100 and 1000000")
 	}
+	c.Agent.checkICE(add)
 	for _, m := range c.Modalities.Enabled {
 		if !slices.Contains(modalityNames(), m) {
 			add("modalities.enabled: unknown modality %q (%s)", clip(m), strings.Join(modalityNames(), ", "))

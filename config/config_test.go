@@ -40,7 +40,7 @@ func TestExampleDocumentsEveryKey(t *testing.T) {
 				ft = ft.Elem()
 			}
 			if ft.Kind() == reflect.Struct && ft != reflect.TypeOf(Duration{}) {
-				if !strings.Contains(text, "["+tag+"]") {
+				if !strings.Contains(text, "["+tag+"]") && !strings.Contains(text, "."+tag+"]]") {
 					t.Errorf("table [%s] is not in the example", tag)
 				}
 				walk(tag+".", ft)

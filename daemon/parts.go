@@ -37,6 +37,7 @@ type parts struct {
 	metSrv  *http.Server
 	token   string
 	policy  *client.Policy
+	ice     []client.ICEServer
 	closers []func() error
 	wg      sync.WaitGroup
 }
@@ -80,6 +81,9 @@ func build(ctx context.Context, cfg *config.Config, o *Options, log *slog.Logger
 			return fail(fmt.Errorf("agent.token_file: %w", err))
 		}
 		p.token = tok
+	}
+	if p.ice, err = iceServers(&cfg.Agent); err != nil {
+		return fail(err)
 	}
 	st, err := station.Open(ctx, cfg, &station.Options{Logger: log, Stdin: o.Stdin, Lines: lines})
 	if err != nil {
@@ -130,6 +134,8 @@ func bridgeOptions(cfg *config.Config, p *parts, out io.Writer, onState func(bri
 		AgentURL:     cfg.Agent.URL,
 		Token:        p.token,
 		Policy:       p.policy,
+		ICEServers:   p.ice,
+		RelayOnly:    cfg.Agent.ICETransport == config.ICETransportRelay,
 		Buttons:      p.station.Buttons,
 		LED:          p.station.LED,
 		Modalities:   station.Modalities(cfg),

@@ -14,7 +14,7 @@
 set -euo pipefail
 
 build_pkgs=(gcc libc6-dev pkg-config libpcsclite-dev libjpeg62-turbo-dev libopus-dev libopusfile-dev libspeexdsp-dev)
-test_pkgs=("${build_pkgs[@]}" pcscd vsmartcard-vpcd pcsc-tools systemd procps sox chromium cage xwayland python3-aiortc libxml2-utils libasound2 prometheus systemd-container)
+test_pkgs=("${build_pkgs[@]}" pcscd vsmartcard-vpcd pcsc-tools systemd procps sox chromium cage xwayland python3-aiortc libxml2-utils libasound2 prometheus systemd-container coturn nftables iproute2)
 # npm fetches axe-core (pinned by kiosk/kiosktest/axe/package-lock.json) for
 # the kiosk page's accessibility test; a Node.js that brings its own npm
 # needs no Debian one.

@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# The voice path across an impaired network (internal/testutil/netlab): the kiosk
+# and the reference agent in two network namespaces with N % random loss
+# each way (nftables), for N in 0 2 5 10 20 (or the arguments). Prints one
+# line per loss: set-up and walkthrough replay medians, microphone and
+# agent packets through, frames recovered through FEC. Needs root,
+# iproute2 and nftables (scripts/install-deps.sh test).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export GOFLAGS=-mod=mod
+loss="${*:-0 2 5 10 20}"
+ACBRIDGE_NETLAB_LOSS="$loss" go test ./internal/testutil/netlab -run '^TestVoiceUnderLoss$' -count=1 -v -timeout 10m |
+  grep -E '^\s+loss_test.go:[0-9]+: loss|^(ok|FAIL|---)' | sed -E 's/^\s+loss_test.go:[0-9]+: //'

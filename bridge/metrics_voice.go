@@ -1,0 +1,74 @@
+package bridge
+
+import (
+	"sync"
+
+	"github.com/agentcall/acbridge/client"
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// voiceMetrics export the WebRTC voice path: the set-up time of each
+// session as a histogram, and the current session's quality, read from
+// the transport when Prometheus scrapes (no session: no samples).
+type voiceMetrics struct {
+	setup prometheus.Histogram
+
+	mu  sync.Mutex
+	rtc *client.WebRTCTransport // the current session's, nil between sessions
+
+	loss, residual, jitter, rtt, mos, recovered, concealed *prometheus.Desc
+}
+
+func newVoiceMetrics() *voiceMetrics {
+	h := prometheus.NewHistogram(prometheus.HistogramOpts{Name: "acbridge_webrtc_setup_seconds",
+		Help:    "Time from the SDP offer's creation to the WebRTC data channel's opening, per session.",
+		Buckets: []float64{.025, .05, .1, .25, .5, 1, 2, 5, 15, 30}})
+	g := func(name, help string) *prometheus.Desc { return prometheus.NewDesc(name, help, nil, nil) }
+	return &voiceMetrics{setup: h,
+		loss:      g("acbridge_voice_loss_ratio", "Fraction of the agent's voice frames lost on the way in the current session."),
+		residual:  g("acbridge_voice_residual_loss_ratio", "Fraction of the agent's voice frames neither received nor recovered through FEC in the current session."),
+		jitter:    g("acbridge_voice_jitter_seconds", "Interarrival jitter of the agent's voice (RFC 3550) in the current session."),
+		rtt:       g("acbridge_voice_rtt_seconds", "Round-trip time to the agent from RTCP receiver reports in the current session (0 before the first)."),
+		mos:       g("acbridge_voice_mos", "E-model (ITU-T G.107) estimate of the current session's mean opinion score, 1..4.5."),
+		recovered: g("acbridge_voice_frames_recovered", "Lost frames of the agent's voice decoded through the next packet's in-band FEC in the current session."),
+		concealed: g("acbridge_voice_frames_concealed", "Lost frames of the agent's voice the decoder extrapolated in the current session."),
+	}
+}
+
+func (v *voiceMetrics) Describe(ch chan<- *prometheus.Desc) {
+	v.setup.Describe(ch)
+	for _, d := range []*prometheus.Desc{v.loss, v.residual, v.jitter, v.rtt, v.mos, v.recovered, v.concealed} {
+		ch <- d
+	}
+}
+
+func (v *voiceMetrics) Collect(ch chan<- prometheus.Metric) {
+	v.setup.Collect(ch)
+	v.mu.Lock()
+	rtc := v.rtc
+	v.mu.Unlock()
+	if rtc == nil {
+		return
+	}
+	q, st := rtc.Quality(), rtc.Stats()
+	for d, x := range map[*prometheus.Desc]float64{
+		v.loss: q.Loss, v.residual: q.Residual, v.jitter: q.Jitter.Seconds(), v.rtt: q.RTT.Seconds(), v.mos: q.MOS,
+		v.recovered: float64(st.Recovered), v.concealed: float64(st.Concealed),
+	} {
+		ch <- prometheus.MustNewConstMetric(d, prometheus.GaugeValue, x)
+	}
+}
+
+// voiceSession makes rtc the session whose quality is exported and
+// records its set-up time; nil ends it.
+func (m *Metrics) voiceSession(rtc *client.WebRTCTransport) {
+	if m == nil {
+		return
+	}
+	if rtc != nil {
+		m.voice.setup.Observe(rtc.SetupTime().Seconds())
+	}
+	m.voice.mu.Lock()
+	m.voice.rtc = rtc
+	m.voice.mu.Unlock()
+}

@@ -1,0 +1,54 @@
+package bridge_test
+
+import (
+	"io"
+	"net/http/httptest"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agentcall/acbridge/audio"
+	"github.com/agentcall/acbridge/bridge"
+)
+
+// A WebRTC session's set-up time lands in the histogram and its voice
+// quality (loss, jitter, round trip, MOS) is exported while it lasts, and
+// only then.
+func TestVoiceMetrics(t *testing.T) {
+	m := bridge.NewMetrics()
+	r, _, _ := voiceRig(t, true, time.Minute, nil, func(_ *audio.MicOptions, o *bridge.Options) { o.Metrics = m })
+	waitFor(t, r.out, "[hold TALK to speak to the agent", 1)
+	scrape := func() string {
+		rec := httptest.NewRecorder()
+		m.Handler().ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
+		b, _ := io.ReadAll(rec.Body)
+		return string(b)
+	}
+	body := scrape()
+	if !regexp.MustCompile(`(?m)^acbridge_webrtc_setup_seconds_count 1$`).MatchString(body) {
+		t.Fatalf("no set-up time observed:\n%s", grepMetrics(body))
+	}
+	mos := regexp.MustCompile(`(?m)^acbridge_voice_mos (\S+)$`).FindStringSubmatch(body)
+	if mos == nil {
+		t.Fatalf("no MOS during the session:\n%s", grepMetrics(body))
+	}
+	if v, _ := strconv.ParseFloat(mos[1], 64); v < 4 {
+		t.Errorf("MOS %v on loopback", v)
+	}
+	for _, name := range []string{"acbridge_voice_loss_ratio 0", "acbridge_voice_jitter_seconds", "acbridge_voice_rtt_seconds", "acbridge_voice_frames_concealed 0"} {
+		if !regexp.MustCompile(`(?m)^` + name).MatchString(body) {
+			t.Errorf("no %s during the session:\n%s", name, grepMetrics(body))
+		}
+	}
+	r.stopAgent()
+	waitFor(t, r.out, "[not connected", 1)
+	if body := scrape(); regexp.MustCompile(`(?m)^acbridge_voice_mos `).MatchString(body) {
+		t.Errorf("a MOS exported without a session:\n%s", grepMetrics(body))
+	}
+}
+
+func grepMetrics(body string) string {
+	return strings.Join(regexp.MustCompile(`(?m)^acbridge_(webrtc|voice)_.*$`).FindAllString(body, -1), "\n")
+}

@@ -1,0 +1,323 @@
+package netlab_test
+
+import (
+	"context"
+	"crypto/tls"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/netip"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agentcall/acbridge/agent"
+	"github.com/agentcall/acbridge/audio"
+	"github.com/agentcall/acbridge/client"
+	"github.com/agentcall/acbridge/client/clienttest"
+	"github.com/agentcall/acbridge/conformance"
+	"github.com/agentcall/acbridge/internal/testutil/netlab"
+	"github.com/agentcall/acbridge/protocol"
+)
+
+// The test binary plays the agent and the kiosk in the lab's namespaces:
+// re-run with roleEnv set, it serves or dials instead of testing.
+const (
+	roleEnv = "ACBRIDGE_NETLAB_ROLE"
+	argsEnv = "ACBRIDGE_NETLAB_ARGS"
+)
+
+func TestMain(m *testing.M) {
+	switch os.Getenv(roleEnv) {
+	case "agent":
+		os.Exit(agentRole())
+	case "kiosk":
+		os.Exit(kioskRole())
+	}
+	os.Exit(m.Run())
+}
+
+// agentArgs configure the agent role.
+type agentArgs struct {
+	Listen, Cert, Key string
+}
+
+// agentRole serves the reference WebRTC agent over TLS, says where on
+// stderr ("listening on URL") and writes each audio turn it heard as a
+// JSON line ("turn {...}").
+func agentRole() int {
+	var a agentArgs
+	if err := json.Unmarshal([]byte(os.Getenv(argsEnv)), &a); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 2
+	}
+	ag, err := agent.New(&agent.Options{Transport: "webrtc", Physical: true, OnAudioTurn: func(at agent.AudioTurn) {
+		b, _ := json.Marshal(at)
+		fmt.Fprintf(os.Stderr, "turn %s\n", b)
+	}})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	ln, err := net.Listen("tcp", a.Listen)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	fmt.Fprintf(os.Stderr, "listening on https://%s\n", ln.Addr())
+	err = http.ServeTLS(ln, ag, a.Cert, a.Key)
+	fmt.Fprintln(os.Stderr, err)
+	return 1
+}
+
+// kioskArgs configure the kiosk role.
+type kioskArgs struct {
+	URL, CAFile string
+	Replays     int // walkthrough replays, each on a connection of its own
+	Turns       int // push-to-talk turns of about a second, on one more connection
+	ICEServers  []client.ICEServer
+	Relay       bool
+	// TotalTimeout is the policy's (default 15 s).
+	TotalTimeout time.Duration
+	// TrustFile, if set, is the kiosk's system CA bundle (SSL_CERT_FILE):
+	// pion checks a TURN server's certificate against the system's roots.
+	TrustFile string
+}
+
+// kioskResult is what the kiosk role measured.
+type kioskResult struct {
+	SetupMs     []float64 // dial (card known) to data channel open
+	ReplayMs    []float64 // the walkthrough's 69 steps, per replay that passed
+	ReplayFails []string
+	MicSent     int64 // microphone packets put on the track
+	ReplyRecv   int64 // agent packets received
+	ReplyLost   int64 // agent packets missing (sequence gaps)
+	Recovered   int64 // of those, frames recovered from in-band FEC
+	Concealed   int64 // and frames the decoder extrapolated
+	PlayedMs    float64
+	Lasting     []string // the health code of each dial error client.Lasting knows
+	Err         string
+}
+
+// kioskRole dials the agent from the kiosk's namespace and prints a
+// kioskResult as JSON on stdout.
+func kioskRole() int {
+	var a kioskArgs
+	if err := json.Unmarshal([]byte(os.Getenv(argsEnv)), &a); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 2
+	}
+	r := measure(a)
+	json.NewEncoder(os.Stdout).Encode(r)
+	return 0
+}
+
+func measure(a kioskArgs) (r kioskResult) {
+	ctx := context.Background()
+	roots, err := client.LoadCAFile(a.CAFile)
+	if err != nil {
+		r.Err = err.Error()
+		return r
+	}
+	p := &client.Policy{AllowNetworks: []netip.Prefix{netlab.Network}, TLSConfig: &tls.Config{RootCAs: roots}, TotalTimeout: a.TotalTimeout}
+	ag, err := client.Discover(ctx, a.URL, "", p)
+	if err != nil {
+		r.Err = err.Error()
+		return r
+	}
+	opts := func() *client.WebRTCOptions {
+		return &client.WebRTCOptions{ICEServers: a.ICEServers, RelayOnly: a.Relay, Logger: slog.New(slog.NewTextHandler(os.Stderr, nil))}
+	}
+	for i := 0; i < a.Replays; i++ {
+		start := time.Now()
+		tr, err := ag.DialWebRTC(ctx, opts())
+		if err != nil {
+			r.ReplayFails = append(r.ReplayFails, "dial: "+err.Error())
+			if w := client.Lasting(err); w != nil {
+				r.Lasting = append(r.Lasting, w.Code)
+			}
+			continue
+		}
+		r.SetupMs = append(r.SetupMs, ms(time.Since(start)))
+		start = time.Now()
+		rep := conformance.Replay(ctx, tr, ag.Card, conformance.ReferenceWalkthrough(), &conformance.ReplayOptions{StrictText: true})
+		if rep.Passed {
+			r.ReplayMs = append(r.ReplayMs, ms(time.Since(start)))
+		} else {
+			r.ReplayFails = append(r.ReplayFails, fmt.Sprint(rep.Divergence))
+		}
+		tr.Close(nil)
+	}
+	if a.Turns > 0 {
+		if err := talk(ctx, ag, opts(), a.Turns, &r); err != nil {
+			r.Err = err.Error()
+		}
+	}
+	return r
+}
+
+// talk holds turns push-to-talk turns of 50 microphone packets each and
+// waits for each reply's run to complete.
+func talk(ctx context.Context, ag *client.Discovered, o *client.WebRTCOptions, turns int, r *kioskResult) error {
+	mic, err := audio.NewMic(&audio.MicOptions{Device: audio.TestDevice})
+	if err != nil {
+		return err
+	}
+	defer mic.Close()
+	o.Mic = mic
+	o.Sink = discardSink{}
+	o.NewDecoder = func() (client.Decoder, error) { return audio.NewDecoder() }
+	start := time.Now()
+	tr, err := ag.DialWebRTC(ctx, o)
+	if err != nil {
+		return err
+	}
+	r.SetupMs = append(r.SetupMs, ms(time.Since(start)))
+	s, err := client.Start(ctx, tr, ag.Card, &client.Options{SessionID: tr.SessionID(), ExplicitTurns: true})
+	if err != nil {
+		tr.Close(nil)
+		return err
+	}
+	defer s.Close()
+	ptt, err := client.NewPushToTalk(s, tr)
+	if err != nil {
+		return err
+	}
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	for i := 0; i < turns; i++ {
+		before := tr.Stats().PacketsSent
+		if _, err := ptt.Press(ctx); err != nil {
+			return err
+		}
+		// The microphone runs in real time: the turn lasts until it has
+		// put a second of packets on the track.
+		for tr.Stats().PacketsSent < before+50 {
+			select {
+			case <-tick.C:
+			case <-s.Done():
+				return s.Err()
+			}
+		}
+		if _, err := ptt.Release(ctx); err != nil {
+			return err
+		}
+		if err := waitRun(s); err != nil {
+			return err
+		}
+	}
+	st := tr.Stats()
+	r.MicSent, r.ReplyRecv, r.ReplyLost = st.PacketsSent, st.PacketsReceived, st.PacketsLost
+	r.Recovered, r.Concealed, r.PlayedMs = st.Recovered, st.Concealed, ms(st.Played)
+	return nil
+}
+
+// discardSink plays the agent's voice nowhere: the transport's counters
+// are what is measured.
+type discardSink struct{}
+
+func (discardSink) Write([]int16) error { return nil }
+
+func waitRun(s *client.Session) error {
+	timeout := time.After(30 * time.Second)
+	for {
+		select {
+		case env, ok := <-s.Events():
+			if !ok {
+				return fmt.Errorf("session ended: %w", s.Err())
+			}
+			if env.Event.Type == protocol.EventRunCompleted {
+				return nil
+			}
+		case <-timeout:
+			return errors.New("no run.completed within 30 s")
+		}
+	}
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+// agentIn starts the agent role in the lab's agent namespace on
+// netlab.AgentAddr with a certificate of a fresh CA, and returns its URL,
+// the CA's file and the process.
+func agentIn(t *testing.T, l *netlab.Lab) (url, caFile string, p *netlab.Proc) {
+	t.Helper()
+	dir := t.TempDir()
+	ca := clienttest.NewCA(t)
+	caFile, cert, key := ca.WriteFiles(t, dir, netlab.AgentAddr.String())
+	cmd := l.Command(l.Agent, os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), roleEnv+"=agent", argsEnv+"="+mustJSON(agentArgs{Listen: netlab.AgentAddr.String() + ":443", Cert: cert, Key: key}))
+	p = l.Start(cmd)
+	return p.WaitLine(t, "listening on ", 20*time.Second), caFile, p
+}
+
+// kioskIn runs the kiosk role in the lab's kiosk namespace, bounded by d.
+func kioskIn(t *testing.T, l *netlab.Lab, a kioskArgs, d time.Duration) kioskResult {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	defer cancel()
+	cmd := l.Command(l.Kiosk, os.Args[0], "-test.run=^$")
+	cmd = exec.CommandContext(ctx, cmd.Path, cmd.Args[1:]...)
+	cmd.Env = append(os.Environ(), roleEnv+"=kiosk", argsEnv+"="+mustJSON(a))
+	if a.TrustFile != "" {
+		cmd.Env = append(cmd.Env, "SSL_CERT_FILE="+a.TrustFile)
+	}
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("kiosk role: %v\n%s", err, stderr.String())
+	}
+	var r kioskResult
+	if err := json.Unmarshal(out, &r); err != nil {
+		t.Fatalf("kiosk role output %q: %v\n%s", out, err, stderr.String())
+	}
+	return r
+}
+
+func mustJSON(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err)
+	}
+	return string(b)
+}
+
+// heard sums the agent's audio turns from its log.
+func heard(t *testing.T, log string) (packets, lost int) {
+	t.Helper()
+	for _, line := range strings.Split(log, "\n") {
+		rest, ok := strings.CutPrefix(line, "turn ")
+		if !ok {
+			continue
+		}
+		var at agent.AudioTurn
+		if err := json.Unmarshal([]byte(rest), &at); err != nil {
+			t.Fatalf("agent turn %q: %v", rest, err)
+		}
+		packets += at.Packets
+		lost += at.Lost
+	}
+	return packets, lost
+}
+
+// concat writes the files' contents, one after the other, to dst.
+func concat(t *testing.T, dst string, files ...string) {
+	t.Helper()
+	var b []byte
+	for _, f := range files {
+		c, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b = append(b, c...)
+	}
+	if err := os.WriteFile(dst, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
