@@ -22,6 +22,10 @@ const (
 	echoTail       = 300 * time.Millisecond
 )
 
+// fixMicStalled is for a microphone that opened but stopped delivering
+// audio: a deadline inside the recording is the device's, not the agent's.
+const fixMicStalled = "the microphone opened but stopped delivering audio: check that audio.microphone names a capture device no other program holds (arecord -l; fuser -v /dev/snd/*), or reconnect it"
+
 func (r *runner) audioSteps() []*step {
 	return []*step{
 		{id: "audio.microphone", group: GroupAudio, interactive: true, timeout: r.o.Recording + 15*time.Second,
@@ -93,7 +97,7 @@ func (r *runner) audioMic(ctx context.Context, t *T) error {
 	t.prompt(ctx, Prompt{Action: ActSpeak, Text: t.res.Instruction})
 	pcm, err := record(ctx, mic, r.o.Recording, nil)
 	if err != nil {
-		return failErr(err, "")
+		return failErr(err, fixMicStalled)
 	}
 	lv := audio.Analyze(pcm)
 	t.measure("rms", audio.DBFS(lv.RMS), "dBFS")

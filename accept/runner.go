@@ -142,7 +142,13 @@ func Run(ctx context.Context, opts *Options) (*Report, error) {
 	o := opts.withDefaults()
 	r := &runner{o: o, cfg: o.Config, out: o.Out, results: map[string]*StepResult{}}
 	steps := r.steps()
-	sel, err := selectSteps(steps, o.Only)
+	only := o.Only
+	if o.ConfigErr != nil && len(only) > 0 {
+		// The other steps then run on the defaults: the report must say
+		// why, whatever was selected.
+		only = append(slices.Clip(only), "env.config")
+	}
+	sel, err := selectSteps(steps, only)
 	if err != nil {
 		return nil, err
 	}

@@ -106,3 +106,26 @@ func (s *stallTech) Do(context.Context, accept.Prompt) <-chan struct{} {
 	return nil
 }
 func (s *stallTech) Ask(context.Context, accept.Prompt) (bool, error) { return false, nil }
+
+// A configuration that failed to load leaves the other steps on the
+// defaults: a selection without env.config must still report why, never
+// pass on devices nobody configured.
+func TestBrokenConfigIsReportedWhateverIsSelected(t *testing.T) {
+	rep, err := accept.Run(context.Background(), &accept.Options{Config: config.Defaults(),
+		ConfigErr: errors.New("config: kiosk.toml: line 3: unknown key"), Only: []string{"env.power"}, Out: io.Discard})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Accepted {
+		t.Error("accepted with a configuration that did not load")
+	}
+	found := false
+	for _, s := range rep.Steps {
+		if s.ID == "env.config" {
+			found = s.Result == accept.Fail && strings.Contains(s.Reason, "unknown key")
+		}
+	}
+	if !found {
+		t.Errorf("env.config did not fail with the load error: %+v", rep.Steps)
+	}
+}

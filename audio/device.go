@@ -119,7 +119,8 @@ func sortCandidates(cs []candidate) {
 
 // selectMic picks the driver for want: "" is the default host microphone
 // (never TestDevice, never a null placeholder); anything else must match a
-// device's ID, mediadevices label or name exactly.
+// device's ID, mediadevices label or name exactly, or name a listed ALSA
+// device in another of ALSA's spellings (alsaname.go).
 func selectMic(cs []candidate, want string) (candidate, error) {
 	if want == "" {
 		for _, c := range cs {
@@ -132,6 +133,15 @@ func selectMic(cs []candidate, want string) (candidate, error) {
 	for _, c := range cs {
 		if c.dev.ID == want || c.drv.Info().Label == want || (c.dev.Name != "" && c.dev.Name == want) {
 			return c, nil
+		}
+	}
+	for _, c := range cs {
+		if h, ok := c.drv.(*hostMic); ok && sameALSADevice(c.dev.ID, want) {
+			if id, ok := alsaDeviceID(want); ok {
+				c.drv = h.as(id)
+				c.dev.ID = want
+				return c, nil
+			}
 		}
 	}
 	var names []string

@@ -96,6 +96,14 @@ type hostMic struct {
 
 var _ driver.AudioRecorder = (*hostMic)(nil)
 
+// as is the same device opened by another id: an ALSA name for it that the
+// listing does not give (alsaname.go).
+func (h *hostMic) as(id malgo.DeviceID) *hostMic {
+	info := h.info
+	info.Label = id.String()
+	return &hostMic{id: id, info: info, formats: h.formats, state: driver.StateClosed}
+}
+
 func (h *hostMic) ID() string        { return h.info.Label }
 func (h *hostMic) Info() driver.Info { return h.info }
 func (h *hostMic) Status() driver.State {

@@ -167,6 +167,14 @@ func (s *Speaker) findPlayback(want string) (malgo.DeviceInfo, error) {
 		}
 		names = append(names, fmt.Sprintf("%q", id))
 	}
+	for _, info := range infos {
+		if sameALSADevice(decodeLabel(info.ID.String()), want) {
+			if id, ok := alsaDeviceID(want); ok {
+				info.ID = id
+				return info, nil
+			}
+		}
+	}
 	return malgo.DeviceInfo{}, fmt.Errorf("%w (wanted %q; present: %s)", ErrNoSpeaker, want, strings.Join(names, ", "))
 }
 

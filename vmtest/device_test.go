@@ -33,6 +33,7 @@ func TestDeviceTier(t *testing.T) {
 	t.Run("pn532", r.testPN532)
 	t.Run("daemon", r.testDaemon)
 	t.Run("accept", r.testAccept)
+	t.Run("audio", r.testAudio)
 	t.Run("no-canary", r.testNoCanary)
 }
 

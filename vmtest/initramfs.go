@@ -24,6 +24,10 @@ var guestLibFiles = []string{
 	"/usr/lib/x86_64-linux-gnu/libgcc_s.so.1",
 }
 
+// guestTools play into and record from the loopback sound card as the
+// person in front of the kiosk and the ear beside its speaker.
+var guestTools = []string{"/usr/bin/aplay", "/usr/bin/arecord"}
+
 // initScript is the guest's PID 1: kernel file systems, the modules in
 // dependency order, an unlabelled GPIO simulator chip and then one labelled
 // as the Raspberry Pi's header (so that "header" is found by label), loopback and the forwarded network, pcscd, then guestd.
@@ -80,8 +84,13 @@ func BuildInitramfs(prepared, acbridge, guestd, out string) error {
 			return err
 		}
 	}
-	for _, bin := range []string{"/usr/sbin/pcscd", "/usr/lib/pcsc/drivers/ifd-ccid.bundle/Contents/Linux/libccid.so", acbridge} {
+	for _, bin := range append([]string{"/usr/sbin/pcscd", "/usr/lib/pcsc/drivers/ifd-ccid.bundle/Contents/Linux/libccid.so", acbridge}, guestTools...) {
 		if err := copyLibs(stage, bin); err != nil {
+			return err
+		}
+	}
+	for _, bin := range guestTools {
+		if err := copyFile(bin, filepath.Join(stage, bin), 0o755); err != nil {
 			return err
 		}
 	}
