@@ -143,7 +143,7 @@ func (s *Sim) openButtons() (button.Source, error) { return s.OpenButtons(s.log)
 // board.
 func SimNotApplicable(id string) bool {
 	switch id {
-	case "env.gpio", "env.rc522", "env.pn532":
+	case "env.gpio", "env.rc522", "env.pn532", "env.token":
 		return true
 	}
 	return false
