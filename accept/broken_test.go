@@ -40,7 +40,7 @@ var brokenCases = []brokenCase{
 		breakIt: func(_ *testing.T, s *acceptsim.Sim, _ *accept.Options) {
 			s.Config.Camera.Device = "/dev/video99"
 		},
-		fails:  map[string]string{"env.camera": "ls /dev/video*", "camera.capture": "ls /dev/video*"},
+		fails:  map[string]string{"env.camera": "ls /dev/video*", "camera.capture": "ls /dev/video*", "env.devices": "acbridge devices"},
 		passes: []string{"nfc.tap2", "buttons.photo", "audio.speaker", "agent.observation"},
 	},
 	{

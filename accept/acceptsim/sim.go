@@ -145,7 +145,7 @@ func (s *Sim) openButtons() (button.Source, error) { return s.OpenButtons(s.log)
 // board.
 func NotApplicable(id string) bool {
 	switch id {
-	case "env.gpio", "env.rc522", "env.pn532":
+	case "env.gpio", "env.rc522", "env.pn532", "env.token":
 		return true
 	case "nfc.ndef": // the simulated kiosk keeps nfc.references = "alias"
 		return true
