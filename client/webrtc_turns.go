@@ -156,10 +156,13 @@ func (e *Engagement) Start(ctx context.Context) error {
 	if e.open {
 		return ErrEngaged
 	}
+	// Counted before the microphone starts: its first packet may be on
+	// the track before StartMic returns.
+	at := e.t.stats.sent.Load()
 	if err := e.t.StartMic(ctx); err != nil {
 		return err
 	}
-	e.open, e.sentAt = true, e.t.stats.sent.Load()
+	e.open, e.sentAt = true, at
 	// The agent answers what it hears: its runs are the person's.
 	e.s.listening(true)
 	return nil
