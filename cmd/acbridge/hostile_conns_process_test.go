@@ -152,7 +152,13 @@ listen = "127.0.0.1:0"
 	}
 	rss, hwm, _ := memKiB(pid)
 	t.Logf("RSS %d KiB at start, %d KiB at the end, peak %d KiB", rss0, rss, hwm)
-	if grew := hwm - rss0; grew > 40<<10 {
+	// Unbounded, the growth was 75 MiB for the shipped binary; the race
+	// runtime's shadow memory doubles what each connection costs.
+	limit := int64(40 << 10)
+	if raceDetector {
+		limit = 64 << 10
+	}
+	if grew := hwm - rss0; grew > limit {
 		t.Errorf("the daemon's peak RSS grew by %d KiB under %d idle connections", grew, idleConns)
 	}
 }

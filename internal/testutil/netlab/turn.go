@@ -25,6 +25,6 @@ func (l *Lab) TURN(cert, key, password string) *Proc {
 		"--lt-cred-mech", "--realm", "acbridge.test", "--user", TURNUser+":"+password, "--fingerprint",
 		"--db", filepath.Join(dir, "turndb"), "--pidfile", filepath.Join(dir, "turnserver.pid"))
 	p := l.Start(cmd)
-	p.WaitLine(l.t, "0: : Total General servers", 20*time.Second)
+	p.WaitLine(l.t, "0: : Total General servers", 60*time.Second)
 	return p
 }
