@@ -122,8 +122,9 @@ rb_case() {
 	expect_fail "$name rolled back to $n_version within $rb_window s" test "$(rb_installed)" = "$n_version"
 	expect_fail "$name: the daemon runs with an agent session" session_now
 	# Back to N by hand, as an operator would without the gate.
-	cp "$n_deb" "$chroot_dir/tmp/n.deb"
-	in_boot dpkg -i /tmp/n.deb >"$tmp/rb-restore-$name.log" 2>&1
+	# /var/tmp: the booted container has a tmpfs of its own on /tmp.
+	cp "$n_deb" "$chroot_dir/var/tmp/n.deb"
+	in_boot dpkg -i /var/tmp/n.deb >"$tmp/rb-restore-$name.log" 2>&1
 	in_boot systemctl reset-failed acbridge.service
 	in_boot systemctl restart acbridge.service
 	until_true 60 session_now
