@@ -230,14 +230,15 @@ else
 	v4=$(dpkg-deb -f "$tmp/rb4.deb" Version)
 	publish good "$good_key" "$tmp/rb4.deb" || bad "5f: publish $v4"
 	in_boot sh -c 'apt-get update -qq
+		rm -f /var/tmp/kill.pid
 		apt-get install -y acbridge >/var/tmp/kill.log 2>&1 & a=$!
 		timeout 120 sh -c "until [ -e /usr/bin/acbridge.dpkg-new ]; do :; done"
 		d=$(pgrep -P $a -x dpkg)
-		echo "killing dpkg $d" >>/var/tmp/kill.log
+		echo "killing dpkg $d" >/var/tmp/kill.pid
 		kill -9 $d
 		wait $a' >/dev/null 2>&1
 	st=$(chroot "$chroot_dir" dpkg-query -W -f='${db:Status-Abbrev}' acbridge)
-	check "N+4: dpkg killed while unpacking $v4 leaves acbridge half installed (status '$st')" bash -c "[ '${st:0:2}' != ii ] && grep -q 'killing dpkg [0-9]' '$chroot_dir/var/tmp/kill.log'"
+	check "N+4: dpkg killed while unpacking $v4 leaves acbridge half installed (status '$st')" bash -c "[ '${st:0:2}' != ii ] && grep -q 'killing dpkg [0-9]' '$chroot_dir/var/tmp/kill.pid'"
 	rb_poweroff
 	rb_boot repair
 	until_true $((rb_window + 60)) gate_done
