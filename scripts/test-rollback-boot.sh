@@ -122,8 +122,9 @@ rb_case() {
 	expect_fail "$name rolled back to $n_version within $rb_window s" test "$(rb_installed)" = "$n_version"
 	expect_fail "$name: the daemon runs with an agent session" session_now
 	# Back to N by hand, as an operator would without the gate.
-	cp "$n_deb" "$chroot_dir/tmp/n.deb"
-	in_boot dpkg -i /tmp/n.deb >"$tmp/rb-restore-$name.log" 2>&1
+	# /var/tmp: the booted container has a tmpfs of its own on /tmp.
+	cp "$n_deb" "$chroot_dir/var/tmp/n.deb"
+	in_boot dpkg -i /var/tmp/n.deb >"$tmp/rb-restore-$name.log" 2>&1
 	in_boot systemctl reset-failed acbridge.service
 	in_boot systemctl restart acbridge.service
 	until_true 60 session_now
@@ -229,14 +230,15 @@ else
 	v4=$(dpkg-deb -f "$tmp/rb4.deb" Version)
 	publish good "$good_key" "$tmp/rb4.deb" || bad "5f: publish $v4"
 	in_boot sh -c 'apt-get update -qq
+		rm -f /var/tmp/kill.pid
 		apt-get install -y acbridge >/var/tmp/kill.log 2>&1 & a=$!
 		timeout 120 sh -c "until [ -e /usr/bin/acbridge.dpkg-new ]; do :; done"
 		d=$(pgrep -P $a -x dpkg)
-		echo "killing dpkg $d" >>/var/tmp/kill.log
+		echo "killing dpkg $d" >/var/tmp/kill.pid
 		kill -9 $d
 		wait $a' >/dev/null 2>&1
 	st=$(chroot "$chroot_dir" dpkg-query -W -f='${db:Status-Abbrev}' acbridge)
-	check "N+4: dpkg killed while unpacking $v4 leaves acbridge half installed (status '$st')" bash -c "[ '${st:0:2}' != ii ] && grep -q 'killing dpkg [0-9]' '$chroot_dir/var/tmp/kill.log'"
+	check "N+4: dpkg killed while unpacking $v4 leaves acbridge half installed (status '$st')" bash -c "[ '${st:0:2}' != ii ] && grep -q 'killing dpkg [0-9]' '$chroot_dir/var/tmp/kill.pid'"
 	rb_poweroff
 	rb_boot repair
 	until_true $((rb_window + 60)) gate_done
