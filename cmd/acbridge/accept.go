@@ -30,7 +30,7 @@ func runAccept(ctx context.Context, e *env, args []string) int {
 	reportPath := fs.String("report", "", "write the JSON report to `file`; a directory gets <host>-<UTC time>.json, for collecting many kiosks' reports, and an https:// URL gets it posted under the agent's network policy (docs/fleet.md)")
 	junitPath := fs.String("junit", "", "write the JUnit XML report to `file` (for CI dashboards); a directory as for --report")
 	only := fs.String("only", "", "run only these comma-separated `steps`: groups (environment, nfc, buttons, camera, audio, agent) or step ids such as nfc.tap1 (docs/acceptance.md)")
-	simulate := fs.Bool("simulate", false, "moved: "+simulateMoved)
+	simulate := fs.Bool("simulate", false, "moved: "+simulateMoved("accept"))
 	show := fs.String("show", "", "write the acceptance photo to `path` to look at it; without it the photo is never kept")
 	replay := fs.Bool("replay", false, "also replay the conformance walkthrough against the configured agent")
 	if code, ok := parseFlags(e, fs, args); !ok {
@@ -42,7 +42,7 @@ func runAccept(ctx context.Context, e *env, args []string) int {
 	}
 	switch {
 	case *simulate:
-		return usageErr("--simulate " + simulateMoved)
+		return usageErr(simulateMoved("accept"))
 	case *reportPath != "" && *reportPath == *junitPath:
 		return usageErr("--report and --junit need different files")
 	case *show != "" && (*show == *reportPath || *show == *junitPath):

@@ -21,12 +21,12 @@ func runDoctor(ctx context.Context, e *env, args []string) int {
 	fs := newFlagSet(e, "doctor", "[--config FILE] [--json]")
 	cfgPath := fs.String("config", config.DefaultPath, "configuration `file`")
 	asJSON := fs.Bool("json", false, "print the findings as the JSON acceptance report")
-	simulate := fs.Bool("simulate", false, "moved: "+simulateMoved)
+	simulate := fs.Bool("simulate", false, "moved: "+simulateMoved("doctor"))
 	if code, ok := parseFlags(e, fs, args); !ok {
 		return code
 	}
 	if *simulate {
-		fmt.Fprintf(e.Stderr, "acbridge doctor: --simulate %s\nRun 'acbridge doctor --help' for usage.\n", simulateMoved)
+		fmt.Fprintf(e.Stderr, "acbridge doctor: %s\nRun 'acbridge doctor --help' for usage.\n", simulateMoved("doctor"))
 		return 2
 	}
 	o := accept.Options{Version: acbridgeVersion(), Title: "doctor", Only: []string{accept.GroupEnvironment}, Out: e.Stdout}

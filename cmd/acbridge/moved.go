@@ -11,9 +11,13 @@ import (
 // (docs/architecture.md, "What ships is what runs"). The old spellings
 // stay only to say so in one line.
 const (
-	simulateMoved = "moved to acbridge-demo (run make demo, or bin/acbridge-demo --help): the shipped binary carries no simulation"
-	demoMoved     = "acbridge demo moved to acbridge-demo run (run make demo): the shipped binary carries no simulation"
+	demoMoved = "acbridge demo moved to acbridge-demo run (run make demo): the shipped binary carries no simulation"
 )
+
+// simulateMoved is the one line for command's --simulate.
+func simulateMoved(command string) string {
+	return "--simulate moved to acbridge-demo " + command + " (make demo builds bin/acbridge-demo): the shipped binary carries no simulation"
+}
 
 func init() {
 	register(command{name: "demo", summary: "moved to acbridge-demo run (make demo)", run: runDemoMoved})
