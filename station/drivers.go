@@ -30,7 +30,7 @@ type ReaderDriver struct {
 	// Open starts the reader, which runs until ctx ends or Close.
 	Open func(ctx context.Context, c config.NFC, o NFCOptions) (*Reader, error)
 	// List is the `acbridge devices` section of what the driver's device
-	// key can name.
+	// key can name; a zero Section: none.
 	List Section
 	// Accept are the driver's own acceptance steps, run when it is the
 	// configured driver and skipped otherwise.
