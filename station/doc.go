@@ -5,5 +5,11 @@
 // photo pipeline, the buttons, the LED, the microphone and the speaker.
 // `acbridge run`, `photo`, `scan`, `demo`, `accept` and `doctor` build their
 // devices here, so that there is one way from a configuration to a device
-// (issue #14 item 1; DESIGN.md "Packages").
+// (DESIGN.md "Packages").
+//
+// Each device class has a table, in the manner of periph's driver
+// registry and database/sql.Register: the reader drivers (drivers.go:
+// nfc.driver's values, each with its checks, Open, its `acbridge devices`
+// section and its acceptance steps) and the button sources
+// (buttonsources.go). A new reader driver is its package and one row.
 package station
