@@ -69,6 +69,9 @@ const PCSC = "pcsc"
 // evdev acceptance step tells from a keypad.
 const keyboardDriver = "keyboard"
 
+// rc522Driver is the RC522's, whose reset line is a GPIO output.
+const rc522Driver = "rc522"
+
 // readerDrivers is the table, in `acbridge devices` order.
 var readerDrivers = []ReaderDriver{
 	{
@@ -97,7 +100,7 @@ var readerDrivers = []ReaderDriver{
 		Accept: []AcceptStep{{ID: "env.pn532", Title: "the PN532 answers on its serial port (nfc.driver = \"pn532\")", Run: acceptPN532}},
 	},
 	{
-		Name:   "rc522",
+		Name:   rc522Driver,
 		Device: func(n *config.NFC) *string { return &n.SPIDevice },
 		Check:  checkRC522,
 		Open:   polled(rc522Chip),
