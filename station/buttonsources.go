@@ -103,7 +103,7 @@ func acceptGPIO(_ context.Context, e *AcceptEnv) ([]string, error) {
 	if cfg.LED.Chip != "" {
 		chips = append(chips, cfg.LED.Chip)
 	}
-	if n := cfg.NFC; n.Driver == "rc522" && n.ResetLine >= 0 {
+	if n := cfg.NFC; n.Driver == rc522Driver && n.ResetLine >= 0 {
 		chips = append(chips, n.ResetChip) // the RC522's RST line
 	}
 	slices.Sort(chips)

@@ -37,7 +37,9 @@ func (d Device) MarshalJSON() ([]byte, error) {
 func Sections() []Section {
 	var out []Section
 	for _, d := range readerDrivers {
-		out = append(out, d.List)
+		if d.List.List != nil {
+			out = append(out, d.List)
+		}
 	}
 	return append(out, []Section{
 		{Name: "cameras", Title: "Cameras (camera.device)", List: listCameras},

@@ -30,7 +30,7 @@ type ReaderDriver struct {
 	// Open starts the reader, which runs until ctx ends or Close.
 	Open func(ctx context.Context, c config.NFC, o NFCOptions) (*Reader, error)
 	// List is the `acbridge devices` section of what the driver's device
-	// key can name.
+	// key can name; a zero Section: none.
 	List Section
 	// Accept are the driver's own acceptance steps, run when it is the
 	// configured driver and skipped otherwise.
@@ -69,6 +69,9 @@ const PCSC = "pcsc"
 // evdev acceptance step tells from a keypad.
 const keyboardDriver = "keyboard"
 
+// rc522Driver is the RC522's, whose reset line is a GPIO output.
+const rc522Driver = "rc522"
+
 // readerDrivers is the table, in `acbridge devices` order.
 var readerDrivers = []ReaderDriver{
 	{
@@ -97,7 +100,7 @@ var readerDrivers = []ReaderDriver{
 		Accept: []AcceptStep{{ID: "env.pn532", Title: "the PN532 answers on its serial port (nfc.driver = \"pn532\")", Run: acceptPN532}},
 	},
 	{
-		Name:   "rc522",
+		Name:   rc522Driver,
 		Device: func(n *config.NFC) *string { return &n.SPIDevice },
 		Check:  checkRC522,
 		Open:   polled(rc522Chip),

@@ -124,9 +124,9 @@ func StartNFC(ctx context.Context, c config.NFC, o NFCOptions) (*Reader, error) 
 // A combination that names no reader is an error to show as a usage error.
 func NFCFromFlags(driver, device, reader string) (config.NFC, error) {
 	if driver == "" {
-		driver = "pcsc"
+		driver = PCSC
 		if device != "" {
-			driver = "keyboard"
+			driver = keyboardDriver
 		}
 	}
 	n := config.Defaults().NFC

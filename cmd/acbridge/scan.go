@@ -90,7 +90,7 @@ func runScan(ctx context.Context, e *env, args []string) int {
 		return 1
 	}
 	// Fail fast when pcscd itself is missing: that does not fix itself.
-	if _, err := nfc.ListReaders(ctx); err != nil && n.Driver == "pcsc" {
+	if _, err := nfc.ListReaders(ctx); err != nil && n.Driver == station.PCSC {
 		fmt.Fprintf(stderr, "acbridge scan: %v\n", err)
 		return 1
 	}
