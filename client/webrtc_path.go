@@ -15,7 +15,7 @@ import (
 // configured): ICE checked every pair and none answered.
 var NoPath = health.Register(&health.Warnable{Code: "agent.nopath", Text: "no network path to the agent's audio",
 	Fix:    "a TURN server on port 443 is needed: agent.ice_servers (like [{urls = [\"turns:turn.example.net:443?transport=tcp\"], username = \"kiosk\", credential_file = \"/etc/acbridge/turn.secret\"}])",
-	Person: "This kiosk cannot reach its assistant's voice over this network. Please tell the staff."})
+	Person: "This kiosk cannot reach its assistant's voice here. Please tell the staff."})
 
 // noPathError is a dial whose ICE checks found no working pair before the
 // policy's total timeout.
