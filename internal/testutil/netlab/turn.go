@@ -18,7 +18,10 @@ func (l *Lab) TURN(cert, key, password string) *Proc {
 	l.t.Helper()
 	bin := needs.Tool(l.t, "coturn", "turnserver")
 	dir := l.t.TempDir()
-	cmd := l.Command(l.Agent, bin, "-n", "--no-cli", "--no-dtls", "--simple-log", "--log-file", "stdout",
+	// Line-buffered: coturn's log to a pipe is otherwise held in stdio's
+	// buffer, and the readiness line may never arrive.
+	stdbuf := needs.Tool(l.t, "coreutils", "stdbuf")
+	cmd := l.Command(l.Agent, stdbuf, "-oL", bin, "-n", "--no-cli", "--no-dtls", "--simple-log", "--log-file", "stdout",
 		"--listening-ip", TURNAddr.String(), "--relay-ip", TURNAddr.String(),
 		"--listening-port", "3478", "--tls-listening-port", "443",
 		"--cert", cert, "--pkey", key,
