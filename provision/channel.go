@@ -27,6 +27,11 @@ var suitesLine = regexp.MustCompile(`(?m)^Suites:[ \t]*(\S+)[ \t]*$`)
 func applyChannel(dir, channel string) (changed bool, err error) {
 	canary := filepath.Join(dir, CanarySources)
 	if channel != config.ChannelCanary {
+		// Looked up first: under the unit's read-only /etc, removing even
+		// a missing file fails with EROFS.
+		if _, err := os.Lstat(canary); os.IsNotExist(err) {
+			return false, nil
+		}
 		if err := os.Remove(canary); err == nil {
 			return true, nil
 		} else if !os.IsNotExist(err) {

@@ -48,7 +48,7 @@ printf 'bad token %s\n' "$$" >"$boot/acbridge.token"
 chroot "$chroot_dir" /usr/bin/acbridge provision >"$tmp/provision-bad.log" 2>&1
 status=$?
 sed 's/^/    /' "$tmp/provision-bad.log" | cut -c1-220
-check "a bad configuration is refused (exit $status) with the reason" bash -c "[ $status -ne 0 ] && grep -q 'unknown key(s): agent.colour' '$tmp/provision-bad.log'"
+check "a bad configuration is refused (exit $status) with the reason" bash -c "[ $status -ne 0 ] && grep -q 'unknown key agent.colour' '$tmp/provision-bad.log'"
 check "the previous configuration and token stay" test "$etc_sum" = "$(cat "$chroot_dir/etc/acbridge/acbridge.toml" "$chroot_dir/etc/acbridge/token" | sha256sum)"
 check "the refusal is written on the card" grep -q 'refused, nothing changed: .*agent.colour' "$boot/acbridge-provision.txt"
 check "the refused token's text appears nowhere in the messages" not_grep "bad token" "$tmp/provision-bad.log" "$boot/acbridge-provision.txt"
