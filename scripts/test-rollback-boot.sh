@@ -206,7 +206,7 @@ else
 	publish good "$good_key" "$n_deb" || bad "5f: publish $n_version"
 	rb_uu n
 	check "N: unattended-upgrade installs $n_version" test "$(rb_installed)" = "$n_version"
-	until_true $((rb_window + 30)) gate_done
+	until_true $((rb_window + 120)) gate_done
 	check "N: the gate passes it" bash -c "in_boot_journal -u acbridge-upgrade-check.service | grep -q '$n_version passed the health gate'"
 	check "N: the previous version is kept, its SHA256 that of the signed index" \
 		bash -c "ls '$rb_dir/previous/' | grep -q '^acbridge_$(dpkg-deb -f "$base_deb" Version)_amd64.deb$' && [ -f '$rb_dir/current/acbridge_${n_version}_amd64.deb' ]"
