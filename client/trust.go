@@ -94,7 +94,7 @@ func Lasting(err error) *health.Warnable {
 	case errors.As(err, &ce):
 		return ce.w
 	case errors.As(err, &np):
-		return NoPath
+		return WarnNoPath
 	}
 	return nil
 }

@@ -10,10 +10,10 @@ import (
 	"github.com/pion/webrtc/v4"
 )
 
-// NoPath is the problem of a kiosk whose network lets no packet of the
+// WarnNoPath is the problem of a kiosk whose network lets no packet of the
 // agent's audio through (UDP blocked, only TCP 443 open, no TURN server
 // configured): ICE checked every pair and none answered.
-var NoPath = health.Register(&health.Warnable{Code: "agent.nopath", Text: "no network path to the agent's audio",
+var WarnNoPath = health.Register(&health.Warnable{Code: "agent.nopath", Text: "no network path to the agent's audio",
 	Fix:    "a TURN server on port 443 is needed: agent.ice_servers (like [{urls = [\"turns:turn.example.net:443?transport=tcp\"], username = \"kiosk\", credential_file = \"/etc/acbridge/turn.secret\"}])",
 	Person: "This kiosk cannot reach its assistant's voice here. Please tell the staff."})
 
@@ -22,9 +22,9 @@ var NoPath = health.Register(&health.Warnable{Code: "agent.nopath", Text: "no ne
 type noPathError struct{ err error }
 
 func (e *noPathError) Error() string {
-	return "client: " + NoPath.Text + "; " + NoPath.Fix + " (" + e.err.Error() + ")"
+	return "client: " + WarnNoPath.Text + "; " + WarnNoPath.Fix + " (" + e.err.Error() + ")"
 }
-func (e *noPathError) Unwrap() []error { return []error{e.err, NoPath.Err("")} }
+func (e *noPathError) Unwrap() []error { return []error{e.err, WarnNoPath.Err("")} }
 
 // slowChannelGrace is how much longer than the policy's total timeout a
 // dial waits for a data channel whose ICE pair is already up: on a lossy
