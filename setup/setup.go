@@ -68,7 +68,7 @@ type Answers struct {
 	// gpiochip0, a label); "" or "none": no GPIO buttons.
 	GPIOChip string `toml:"gpio_chip"`
 	// Buttons are the controls to learn, in order; empty: those the
-	// chosen devices use (scan, photo, talk) and cancel.
+	// chosen devices use (scan, photo, talk) and cancel; []: none.
 	Buttons  []string `toml:"buttons"`
 	AgentURL string   `toml:"agent_url"`
 	// TokenFile is an existing token file (agent.token_file), checked
@@ -236,7 +236,7 @@ func ask(ctx context.Context, o *Options, a *asker) (*plan, error) {
 		controls = append(controls, button.Talk)
 	}
 	controls = append(controls, button.Cancel)
-	if o.Answers != nil && len(o.Answers.Buttons) > 0 {
+	if o.Answers != nil && o.Answers.Buttons != nil { // [] learns none
 		controls = nil
 		for _, c := range o.Answers.Buttons {
 			if err := button.CheckControl(c); err != nil {

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -167,3 +168,115 @@ func TestSetupLearnsThreeButtons(t *testing.T) {
 	}
 	checkWritten(t, cfgPath)
 }
+
+// writeAnswers writes an answers file of lines into dir.
+func writeAnswers(t *testing.T, dir string, lines ...string) string {
+	t.Helper()
+	path := filepath.Join(dir, "answers.toml")
+	if err := os.WriteFile(path, []byte(strings.Join(lines, "\n")+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// A scripted setup: every answer from --answers, standard input closed,
+// the three buttons still learned by pressing them. The configuration it
+// replaces is kept, and the new one passes --check-config and doctor.
+func TestSetupAnswersFile(t *testing.T) {
+	vpcdtest.Require(t)
+	dir := t.TempDir()
+	pad, keys := fifotest.Make(t, dir, "keypad")
+	cfgPath, tok := filepath.Join(dir, "acbridge.toml"), filepath.Join(dir, "token")
+	if err := os.WriteFile(tok, []byte("scripted-token\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	const old = "# the configuration before setup\n"
+	if err := os.WriteFile(cfgPath, []byte(old), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	answers := writeAnswers(t, dir,
+		`reader = "`+vpcdtest.Reader+`"`, `camera = "VideoTest"`, `microphone = "none"`, `speaker = "none"`,
+		`buttons = ["cancel", "scan", "photo"]`,
+		`agent_url = "https://agent.example"`, `token_file = "`+tok+`"`,
+		`keystore = "`+filepath.Join(dir, "keystore.json")+`"`, `accept = false`)
+	p := startSetup(t, "--config", cfgPath, "--answers", answers, "--keypad", pad, "--press-wait", "20s")
+	p.stdin.Close()
+	for _, k := range []struct{ control, key string }{{"CANCEL", "KEY_ESC"}, {"SCAN", "KEY_S"}, {"PHOTO", "KEY_P"}} {
+		p.await("Press the "+k.control+" button now", 1)
+		fifotest.Press(t, keys, k.key)
+		p.await(k.control+": "+k.key+" on "+pad, 1)
+	}
+	if code := p.end(); code != 0 {
+		t.Fatalf("setup: exit %d\nstdout:\n%s\nstderr:\n%s", code, p.out.String(), p.err.String())
+	}
+	cfg, err := config.Load(cfgPath, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cfg.Buttons) != 3 || cfg.Buttons[0].Control != "cancel" || cfg.Buttons[0].Key != "KEY_ESC" ||
+		cfg.Buttons[2].Control != "photo" || cfg.Buttons[2].Key != "KEY_P" {
+		t.Errorf("buttons: %+v", cfg.Buttons)
+	}
+	if cfg.Agent.TokenFile != tok || cfg.Keystore.Path != filepath.Join(dir, "keystore.json") {
+		t.Errorf("token_file %q keystore %q", cfg.Agent.TokenFile, cfg.Keystore.Path)
+	}
+	baks, _ := filepath.Glob(cfgPath + ".*.bak")
+	if len(baks) != 1 {
+		t.Fatalf("backups: %v", baks)
+	}
+	if b, _ := os.ReadFile(baks[0]); string(b) != old {
+		t.Errorf("backup holds %q", b)
+	}
+	if !strings.Contains(p.out.String(), "no problem found") {
+		t.Errorf("setup did not run doctor:\n%s", p.out.String())
+	}
+	checkWritten(t, cfgPath)
+}
+
+// Bad answers stop setup with an error that says what is wrong, and
+// nothing is written: no configuration, no token, no stray file.
+func TestSetupBadAnswersWriteNothing(t *testing.T) {
+	base := []string{`reader = "none"`, `camera = "VideoTest"`, `microphone = "none"`, `speaker = "none"`, `agent_url = "https://agent.example"`}
+	for _, c := range []struct {
+		name    string
+		answers []string
+		config  string // relative to the test's directory
+		want    string
+		code    int
+	}{
+		{"unknown camera", []string{`reader = "none"`, `camera = "/dev/video-acbridge-none"`}, "acbridge.toml",
+			`answers: camera: no camera named "/dev/video-acbridge-none" here; cameras here: "VideoTest"`, 1},
+		{"button never pressed", base, "acbridge.toml", "PHOTO button: no button was pressed within 100ms (watched: ", 1},
+		{"unwritable path", appendTo(base, `buttons = []`), "a-file/acbridge.toml", "cannot write in ", 1},
+		{"token too open", appendTo(base, `buttons = []`, `token_file = "TOKEN"`), "acbridge.toml", "answers: token_file: ", 1},
+		{"unknown answer", []string{`camra = "VideoTest"`}, "acbridge.toml", `unknown key "camra"`, 2},
+		{"bad url", appendTo(base[:4], `buttons = []`, `agent_url = "ftp://agent.example"`), "acbridge.toml", "answers: agent_url: agent.url must be an absolute https URL", 1},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			pad, _ := fifotest.Make(t, dir, "keypad")
+			if err := os.WriteFile(filepath.Join(dir, "a-file"), nil, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			tok := filepath.Join(dir, "token")
+			if err := os.WriteFile(tok, []byte("t\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			for i := range c.answers {
+				c.answers[i] = strings.ReplaceAll(c.answers[i], "TOKEN", tok)
+			}
+			before, _ := os.ReadDir(dir)
+			answers := writeAnswers(t, t.TempDir(), c.answers...)
+			code, out, errs := run(t, "setup", "--config", filepath.Join(dir, c.config), "--answers", answers,
+				"--keypad", pad, "--press-wait", "100ms")
+			if code != c.code || !strings.Contains(errs, c.want) || !strings.Contains(errs, "nothing was written") {
+				t.Errorf("exit %d, want %d and %q\nstdout:\n%s\nstderr:\n%s", code, c.code, c.want, out, errs)
+			}
+			if after, _ := os.ReadDir(dir); len(after) != len(before) {
+				t.Errorf("files before %v, after %v", before, after)
+			}
+		})
+	}
+}
+
+func appendTo(base []string, more ...string) []string { return append(slices.Clone(base), more...) }
