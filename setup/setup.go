@@ -252,7 +252,11 @@ func ask(ctx context.Context, o *Options, a *asker) (*plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	buttons, err := learn(ctx, o, a, controls, chip)
+	var reader string // a keyboard-style reader types tags: not a keypad
+	if p.cfg.NFC.Driver == "keyboard" {
+		reader = p.cfg.NFC.Device
+	}
+	buttons, err := learn(ctx, o, a, controls, chip, reader)
 	if err != nil {
 		return nil, err
 	}
@@ -273,8 +277,8 @@ func lookupDriver(ds []station.ReaderDriver, name string) (station.ReaderDriver,
 }
 
 // learn asks for each control's button and records the input that moved.
-func learn(ctx context.Context, o *Options, a *asker, controls []string, chip string) ([]config.Button, error) {
-	pads := append(keypads(o.InputDir), o.Keypads...)
+func learn(ctx context.Context, o *Options, a *asker, controls []string, chip, reader string) ([]config.Button, error) {
+	pads := slices.DeleteFunc(append(keypads(o.InputDir), o.Keypads...), func(p string) bool { return p == reader })
 	w, notes := watch(pads, chip, o.Chips)
 	defer w.Close()
 	fmt.Fprintln(o.Out, "\nButtons")

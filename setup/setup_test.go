@@ -2,6 +2,7 @@ package setup
 
 import (
 	"context"
+	"errors"
 	"io"
 	"os"
 	"path/filepath"
@@ -87,5 +88,58 @@ func TestLearnRefusesATakenInput(t *testing.T) {
 	b, _ := os.ReadFile(filepath.Join(dir, "acbridge.toml"))
 	if !strings.Contains(string(b), `key = "KEY_F2"`) {
 		t.Fatalf("%s", b)
+	}
+}
+
+// A token typed in is stored only with the configuration: when the
+// configuration cannot be written, neither is the token, and the token is
+// never shown. Buttons may be terminal keys, or skipped.
+func TestTokenNotStoredWhenConfigurationFails(t *testing.T) {
+	dir := t.TempDir()
+	const canary = "tok-CANARY-typed-7f3a"
+	if err := os.WriteFile(filepath.Join(dir, "a-file"), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	tokPath := filepath.Join(dir, "token")
+	s := start(t, &Options{ConfigPath: filepath.Join(dir, "a-file", "acbridge.toml"), TokenPath: tokPath, InputDir: dir,
+		Readers: []station.ReaderDriver{}, Sections: testSections, PressWait: time.Second})
+	s.answer("Which NFC reader?", "none")
+	s.answer("Which camera?", "/dev/video0")
+	s.answer("Which microphone?", "none")
+	s.answer("Which speaker?", "none")
+	s.await("no keypad and no GPIO line to watch")
+	s.answer("PHOTO button:", "p")
+	s.answer("CANCEL button:", "skip")
+	s.answer("Agent URL", "https://agent.example")
+	s.answer("Agent token", canary)
+	err := s.end()
+	var serr *Error
+	if !errors.As(err, &serr) || !strings.Contains(err.Error(), "cannot write in") {
+		t.Fatalf("err %v, want an *Error saying the directory cannot be written", err)
+	}
+	if strings.Contains(s.out.String()+err.Error(), canary) {
+		t.Fatal("the token was shown")
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
+		t.Fatalf("files left: %v", entries)
+	}
+}
+
+// An unknown device is asked again (three tries), then refused.
+func TestUnknownDeviceAskedAgain(t *testing.T) {
+	dir := t.TempDir()
+	s := start(t, &Options{ConfigPath: filepath.Join(dir, "acbridge.toml"), InputDir: dir,
+		Readers: []station.ReaderDriver{}, Sections: testSections})
+	s.answer("Which NFC reader?", "none")
+	s.answer("Which camera?", "/dev/video7")
+	s.await(`no camera named "/dev/video7" here; cameras here: "/dev/video0"`)
+	io.WriteString(s.in, "7\n")
+	s.await("there is no camera number 7 (1 to 1, or none)")
+	io.WriteString(s.in, "webcam\n")
+	if err := s.end(); err == nil || !strings.Contains(err.Error(), `no camera named "webcam"`) {
+		t.Fatalf("err %v", err)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Fatalf("files left: %v", entries)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"unicode/utf8"
 
 	"github.com/agentcall/acbridge/config"
@@ -51,6 +52,7 @@ func write(o *Options, p *plan) error {
 		return &Error{fmt.Errorf("configuration: %w", err)}
 	}
 	defer os.Remove(cfgTmp)
+	shareConfig(cfgTmp, o.ConfigPath)
 	if _, err := os.Lstat(o.ConfigPath); err == nil {
 		// A hard link keeps the old file whole under its new name while
 		// the rename below replaces the original.
@@ -110,6 +112,27 @@ func chownService(path string) {
 	uid, _ := strconv.Atoi(u.Uid)
 	gid, _ := strconv.Atoi(u.Gid)
 	os.Chown(path, uid, gid)
+}
+
+// shareConfig gives the new configuration the mode and owner of the one
+// it replaces, or the package's (0640 root:acbridge), so that the service
+// user can read it; it holds no secret (the token is in its own file).
+func shareConfig(tmp, path string) {
+	if fi, err := os.Stat(path); err == nil {
+		os.Chmod(tmp, fi.Mode().Perm())
+		if st, ok := fi.Sys().(*syscall.Stat_t); ok && os.Geteuid() == 0 {
+			os.Chown(tmp, int(st.Uid), int(st.Gid))
+		}
+		return
+	}
+	os.Chmod(tmp, 0o640)
+	if os.Geteuid() != 0 {
+		return
+	}
+	if g, err := user.LookupGroup(serviceUser); err == nil {
+		gid, _ := strconv.Atoi(g.Gid)
+		os.Chown(tmp, 0, gid)
+	}
 }
 
 func syncDir(dir string) {

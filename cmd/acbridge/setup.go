@@ -4,10 +4,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"os"
 	"strings"
-
-	"github.com/BurntSushi/toml"
 
 	"github.com/agentcall/acbridge/config"
 	"github.com/agentcall/acbridge/setup"
@@ -26,7 +23,7 @@ func (p *pathList) Set(s string) error { *p = append(*p, s); return nil }
 func runSetup(ctx context.Context, e *env, args []string) int {
 	fs := newFlagSet(e, "setup", "[--config FILE] [--answers FILE] [--token-file FILE] [--keypad DEVICE]… [--press-wait DURATION]")
 	cfgPath := fs.String("config", config.DefaultPath, "the configuration `file` to write; one already there is kept as FILE.<UTC time>.bak")
-	answers := fs.String("answers", "", "take every answer from this TOML `file` instead of asking (keys: reader, camera, microphone, speaker, gpio_chip, buttons, agent_url, token_file, keystore, accept; see docs/setup.md); buttons are still learned by pressing them")
+	answers := fs.String("answers", "", "take every answer from this TOML `file` instead of asking (docs/setup.md); buttons are still learned by pressing them")
 	tokenPath := fs.String("token-file", "", "where a token typed in is stored, mode 0600 (default: token beside --config)")
 	var keypads pathList
 	fs.Var(&keypads, "keypad", "also watch this input `device` for button presses (repeatable; /dev/input/by-id is always watched)")
@@ -48,7 +45,7 @@ func runSetup(ctx context.Context, e *env, args []string) int {
 		},
 	}
 	if *answers != "" {
-		a, err := readAnswers(*answers)
+		a, err := setup.ReadAnswers(*answers)
 		if err != nil {
 			fmt.Fprintf(e.Stderr, "acbridge setup: %v; nothing was written\n", err)
 			return 2
@@ -60,24 +57,6 @@ func runSetup(ctx context.Context, e *env, args []string) int {
 		return 1
 	}
 	return 0
-}
-
-// readAnswers reads an answers file; an unknown key is refused, so that a
-// misspelt answer is not silently asked of nobody.
-func readAnswers(path string) (*setup.Answers, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, fmt.Errorf("answers: %w", err)
-	}
-	var a setup.Answers
-	md, err := toml.Decode(string(b), &a)
-	if err != nil {
-		return nil, fmt.Errorf("answers %s: %w", path, err)
-	}
-	if und := md.Undecoded(); len(und) > 0 {
-		return nil, fmt.Errorf("answers %s: unknown key %q (keys: reader, camera, microphone, speaker, gpio_chip, buttons, agent_url, token_file, keystore, accept)", path, und[0].String())
-	}
-	return &a, nil
 }
 
 var _ flag.Value = (*pathList)(nil)

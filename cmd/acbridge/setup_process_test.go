@@ -159,6 +159,11 @@ func TestSetupLearnsThreeButtons(t *testing.T) {
 	if !strings.Contains(string(b), "# Learned: KEY_F1 was pressed for SCAN.") {
 		t.Errorf("the configuration does not say where its buttons came from:\n%s", b)
 	}
+	// The service user reads the configuration through its group; the
+	// token is the service user's alone.
+	if fi, err := os.Stat(cfgPath); err != nil || fi.Mode().Perm() != 0o640 {
+		t.Errorf("configuration: %v %v, want mode 0640", fi.Mode(), err)
+	}
 	fi, err := os.Stat(tokPath)
 	if err != nil || fi.Mode().Perm() != 0o600 {
 		t.Fatalf("token file: %v %v", fi, err)
