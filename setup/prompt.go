@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/agentcall/acbridge/button/gpio"
 	"github.com/agentcall/acbridge/station"
 )
 
@@ -199,6 +200,11 @@ func pick(cs []choice, ans, title string) (*choice, error) {
 func (a *asker) chooseChip(o *Options) (string, error) {
 	chips, _ := o.Chips.Chips()
 	var cs []choice
+	// "header" names the 40-pin header's chip on every Raspberry Pi
+	// model and kernel, so it is offered first where it resolves.
+	if dev, err := gpio.ResolveChip(gpio.Header, o.Chips); err == nil {
+		cs = append(cs, choice{name: gpio.Header, label: "header  (the 40-pin header: " + dev + ")"})
+	}
 	for _, c := range chips {
 		label := c.Name
 		if c.Label != "" {

@@ -1,6 +1,7 @@
 package setup
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"io"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/agentcall/acbridge/bridge/bridgetest"
+	"github.com/agentcall/acbridge/button/gpio"
 	"github.com/agentcall/acbridge/internal/testutil/fifotest"
 	"github.com/agentcall/acbridge/station"
 )
@@ -141,5 +143,31 @@ func TestUnknownDeviceAskedAgain(t *testing.T) {
 	}
 	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
 		t.Fatalf("files left: %v", entries)
+	}
+}
+
+// piChips describes a Raspberry Pi's GPIO chips that this machine does
+// not have.
+type piChips struct{}
+
+func (piChips) Chips() ([]gpio.ChipInfo, error) {
+	return []gpio.ChipInfo{{Name: "gpiochip0", Label: "pinctrl-bcm2835", Lines: 54}}, nil
+}
+
+// The header is offered by its stable name, and a chip that cannot be
+// opened is said so, not hidden.
+func TestHeaderChipOffered(t *testing.T) {
+	dir := t.TempDir()
+	var out bytes.Buffer
+	err := Run(context.Background(), &Options{Out: &out, ConfigPath: filepath.Join(dir, "acbridge.toml"), InputDir: dir,
+		Readers: []station.ReaderDriver{}, Sections: testSections, Chips: piChips{},
+		Answers: &Answers{Camera: "1", GPIOChip: "header", Buttons: []string{}, AgentURL: "https://agent.example"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"1. header  (the 40-pin header: gpiochip0)", "2. gpiochip0  pinctrl-bcm2835, 54 lines", "note: GPIO chip header cannot be opened"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("no %q in:\n%s", want, out.String())
+		}
 	}
 }

@@ -24,7 +24,7 @@ func runSetup(ctx context.Context, e *env, args []string) int {
 	fs := newFlagSet(e, "setup", "[--config FILE] [--answers FILE] [--token-file FILE] [--keypad DEVICE]… [--press-wait DURATION]")
 	cfgPath := fs.String("config", config.DefaultPath, "the configuration `file` to write; one already there is kept as FILE.<UTC time>.bak")
 	answers := fs.String("answers", "", "take every answer from this TOML `file` instead of asking (docs/setup.md); buttons are still learned by pressing them")
-	tokenPath := fs.String("token-file", "", "where a token typed in is stored, mode 0600 (default: token beside --config)")
+	tokenPath := fs.String("token-file", "", "the `file` a token typed in is stored in, mode 0600 (default: token beside --config)")
 	var keypads pathList
 	fs.Var(&keypads, "keypad", "also watch this input `device` for button presses (repeatable; /dev/input/by-id is always watched)")
 	wait := fs.Duration("press-wait", setup.DefaultPressWait, "how long to wait for each button to be pressed")
