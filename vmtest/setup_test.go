@@ -1,0 +1,57 @@
+package vmtest
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+// setupAnswers make `acbridge setup` in the guest choose vivid and learn
+// two buttons on the simulated header; the agent is the host's, through
+// the guest's loopback relay.
+const setupAnswers = `reader = "none"
+camera = "/dev/video0"
+microphone = "none"
+speaker = "none"
+gpio_chip = "header"
+buttons = ["photo", "cancel"]
+agent_url = "http://127.0.0.1:8080"
+keystore = "/tmp/setup-keystore.json"
+`
+
+// TestSetupOnGPIOSim: `acbridge setup --answers` on the guest's kernel
+// watches every line of the gpio-sim chip labelled as a Pi's header and
+// learns the two lines pulled low by bouncy presses, and the configuration
+// it writes passes --check-config.
+func TestSetupOnGPIOSim(t *testing.T) {
+	r := bootRig(t)
+	r.run(t, 10*time.Second, "mkdir", "-p", "/tmp/setup")
+	if _, err := r.vm.RunInput(t.Context(), 10*time.Second, setupAnswers, "sh", "-c", "cat > /tmp/setup/answers.toml"); err != nil {
+		t.Fatal(err)
+	}
+	r.sh(t, 10*time.Second, "(acbridge setup --config /tmp/setup/acbridge.toml --answers /tmp/setup/answers.toml --press-wait 60s"+
+		" > /tmp/setup.out 2> /tmp/setup.err; echo exit=$? >> /tmp/setup.out) >/dev/null 2>&1 &")
+	t.Cleanup(func() {
+		if t.Failed() {
+			out, _ := r.vm.Run(t.Context(), 10*time.Second, "sh", "-c", "cat /tmp/setup.out; echo ---; cat /tmp/setup.err")
+			t.Logf("setup:\n%s", out.Stdout)
+		}
+	})
+	for _, b := range []struct {
+		control string
+		line    int
+		learned string
+	}{{"PHOTO", linePhoto, "PHOTO: GPIO line 27 of header"}, {"CANCEL", lineScan, "CANCEL: GPIO line 17 of header"}} {
+		r.waitFile(t, "/tmp/setup.out", "Press the "+b.control+" button now", 1, 60*time.Second)
+		r.press(t, b.line)
+		r.waitFile(t, "/tmp/setup.out", b.learned, 1, 30*time.Second)
+	}
+	r.waitFile(t, "/tmp/setup.out", "exit=0", 1, 120*time.Second)
+	cfg := r.run(t, 5*time.Second, "cat", "/tmp/setup/acbridge.toml").Stdout
+	for _, want := range []string{"chip = \"header\"\nline = 27\nactive_low = true\nbias = \"pull-up\"", "chip = \"header\"\nline = 17", `device = "/dev/video0"`} {
+		if !strings.Contains(cfg, want) {
+			t.Errorf("the configuration lacks %q:\n%s", want, cfg)
+		}
+	}
+	r.run(t, 30*time.Second, "acbridge", "run", "--check-config", "--config", "/tmp/setup/acbridge.toml")
+}
