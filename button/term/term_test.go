@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentcall/acbridge/internal/testutil/needs"
+	"github.com/agentcall/acbridge/internal/testutil/ptytest"
 
 	"go.uber.org/goleak"
 
@@ -167,31 +167,7 @@ func TestPipeAndClose(t *testing.T) {
 }
 
 // openPTY returns a pseudo-terminal's controlling and terminal sides.
-func openPTY(t *testing.T) (ptmx, tty *os.File) {
-	t.Helper()
-	ptmx, err := os.OpenFile("/dev/ptmx", os.O_RDWR|syscall.O_NOCTTY, 0)
-	if err != nil {
-		needs.Unavailable(t, "no pseudo-terminals here: open /dev/ptmx: "+err.Error())
-	}
-	t.Cleanup(func() { ptmx.Close() })
-	rc, _ := ptmx.SyscallConn()
-	var n uint32
-	var unlock int32
-	var e1, e2 syscall.Errno
-	rc.Control(func(fd uintptr) {
-		_, _, e1 = syscall.Syscall(syscall.SYS_IOCTL, fd, syscall.TIOCSPTLCK, uintptr(ptr(&unlock)))
-		_, _, e2 = syscall.Syscall(syscall.SYS_IOCTL, fd, syscall.TIOCGPTN, uintptr(ptr(&n)))
-	})
-	if e1 != 0 || e2 != 0 {
-		t.Fatalf("pty setup: %v %v", e1, e2)
-	}
-	tty, err = os.OpenFile("/dev/pts/"+itoa(n), os.O_RDWR|syscall.O_NOCTTY, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { tty.Close() })
-	return ptmx, tty
-}
+func openPTY(t *testing.T) (ptmx, tty *os.File) { return ptytest.Open(t) }
 
 func lflag(t *testing.T, f *os.File) uint32 {
 	t.Helper()
