@@ -67,9 +67,9 @@ type watcher struct {
 // decides whether watching nothing is an error.
 func watch(keypads []string, chip string, chips gpio.ChipLister) (w *watcher, notes []string) {
 	w = &watcher{
-		// Leading-edge debounce: a press is seen at once and the bounce
-		// after it is not a second press.
-		d:      button.NewDebouncer(&button.Options{LongPress: -1}),
+		// The learner debounces itself (settle), so that a press right
+		// after the previous button's is never held back by a lock.
+		d:      button.NewDebouncer(&button.Options{Debounce: -1, LongPress: -1}),
 		inputs: map[string]input{},
 		events: make(chan button.Event, 16),
 	}
@@ -223,30 +223,33 @@ func (w *watcher) next(ctx context.Context, since time.Time, wait time.Duration,
 	}
 }
 
-// settle waits until the input id is released (up to wait) and its
-// debounce period has passed, so that the bounce of its release is not the
-// next button's press and the next press is not held back.
+// settle absorbs the bounce of a learned press: it waits until the input
+// id is released and has then been still for button.DefaultDebounce (up
+// to wait in all), so that neither its bounce nor its release is taken for
+// the next button.
 func (w *watcher) settle(ctx context.Context, id string, wait time.Duration) {
 	ctx, cancel := context.WithTimeout(ctx, wait)
 	defer cancel()
+	released := false
+	quiet := time.NewTimer(time.Hour)
+	defer quiet.Stop()
 	for {
 		select {
 		case <-ctx.Done():
 			return
+		case <-quiet.C:
+			if released {
+				return
+			}
 		case ev, ok := <-w.events:
 			if !ok {
 				return
 			}
-			if ev.Control != id || ev.Pressed {
+			if ev.Control != id {
 				continue
 			}
-			t := time.NewTimer(button.DefaultDebounce)
-			defer t.Stop()
-			select {
-			case <-ctx.Done():
-			case <-t.C:
-			}
-			return
+			released = !ev.Pressed
+			quiet.Reset(button.DefaultDebounce)
 		}
 	}
 }
