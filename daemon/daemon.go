@@ -54,6 +54,8 @@ func Run(ctx context.Context, cfg *config.Config, o *Options) error {
 	var texts <-chan string
 	if opts.StdinText && opts.Stdin != nil {
 		texts = readLines(ctx, opts.Stdin)
+	} else if opts.Stdin != nil && !terminalButtons(cfg) {
+		go typedTextOff(ctx, opts.Stdin, opts.Stdout)
 	}
 	for {
 		next, err := runGeneration(ctx, cfg, &opts, texts)
