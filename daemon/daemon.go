@@ -26,7 +26,7 @@ type Options struct {
 	// Version labels the fleet metrics.
 	Version string
 	// Reload, when it delivers (SIGHUP), rebuilds the daemon with Load's
-	// configuration; nil never reloads.
+	// configuration, or applies it in place (see Run); nil never reloads.
 	Reload <-chan os.Signal
 	// Load reads the configuration again for a reload; nil keeps the
 	// running one.
@@ -44,7 +44,8 @@ func (o *Options) defaults() {
 
 // Run runs the daemon with cfg until ctx ends (nil) or the bridge fails.
 // A reload whose configuration Load refuses keeps the running one and says
-// why on Stderr.
+// why on Stderr; one that changes only settings the session never reads
+// (sessionNeutral) is applied in place, keeping the session.
 func Run(ctx context.Context, cfg *config.Config, o *Options) error {
 	var opts Options
 	if o != nil {
