@@ -83,6 +83,15 @@ cross:
 deb: cross
 	VERSION='$(VERSION)' COMMIT='$(COMMIT)' scripts/deb.sh
 
+# The release files in dist/release (docs/raspberry-pi.md, "Getting the
+# software"): per architecture the .deb and a tarball of the binary with its
+# licence files, and SHA256SUMS signed with REPO_KEY (the repository's key,
+# as for make repo; without it a throwaway test key signs and a warning says
+# so). scripts/test-dist.sh checks them (part of test-cross).
+.PHONY: dist
+dist: deb
+	scripts/dist.sh
+
 # Runs the arm binaries and package tests under qemu, lints the packages and
 # installs the amd64 one in a Debian 12 chroot (as root).
 test-cross: deb

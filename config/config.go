@@ -219,7 +219,7 @@ type Duration struct{ time.Duration }
 func (d *Duration) UnmarshalText(b []byte) error {
 	v, err := time.ParseDuration(string(b))
 	if err != nil {
-		return fmt.Errorf("not a duration like \"15s\"")
+		return fmt.Errorf("must be a duration in double quotes, such as \"15s\" or \"1m30s\"")
 	}
 	d.Duration = v
 	return nil

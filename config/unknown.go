@@ -126,15 +126,26 @@ func editDistance(a, b string) int {
 
 var typeErr = regexp.MustCompile(`^toml: line (\d+) \(last key "([^"]+)"\): incompatible types: TOML value has type (\S+); destination has type (\S+)$`)
 
+// valueErr is the decoder's wording of a value a key's own parser refused
+// (a Duration's UnmarshalText).
+var valueErr = regexp.MustCompile(`^toml: line (\d+) \(last key "([^"]+)"\): (.+)$`)
+
 // typeError rewrites the decoder's type mismatch ("destination has type
-// slice") into the key and the kind of value it takes.
+// slice") into the key and the kind of value it takes, and a refused value
+// into its line and key.
 func typeError(err error) error {
 	m := typeErr.FindStringSubmatch(err.Error())
 	if m == nil {
+		if v := valueErr.FindStringSubmatch(err.Error()); v != nil && !strings.HasPrefix(v[3], "incompatible types") {
+			if strings.HasPrefix(v[3], "must be ") {
+				return fmt.Errorf("line %s: %s %s", v[1], v[2], v[3])
+			}
+			return fmt.Errorf("line %s: %s: %s", v[1], v[2], v[3])
+		}
 		return err
 	}
 	want := map[string]string{"slice": "a list, such as [\"a\", \"b\"]", "string": "a string in double quotes", "bool": "true or false",
-		"struct": "a table", "map": "a table", "float64": "a number", "float32": "a number"}[m[4]]
+		"boolean": "true or false", "struct": "a table", "map": "a table", "float": "a number", "float64": "a number", "float32": "a number"}[m[4]]
 	if strings.HasPrefix(m[4], "int") || strings.HasPrefix(m[4], "uint") {
 		want = "a whole number"
 	}

@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/agentcall/acbridge/bridge"
@@ -24,7 +26,7 @@ type Options struct {
 	// Version labels the fleet metrics.
 	Version string
 	// Reload, when it delivers (SIGHUP), rebuilds the daemon with Load's
-	// configuration; nil never reloads.
+	// configuration, or applies it in place (see Run); nil never reloads.
 	Reload <-chan os.Signal
 	// Load reads the configuration again for a reload; nil keeps the
 	// running one.
@@ -42,7 +44,8 @@ func (o *Options) defaults() {
 
 // Run runs the daemon with cfg until ctx ends (nil) or the bridge fails.
 // A reload whose configuration Load refuses keeps the running one and says
-// why on Stderr.
+// why on Stderr; one that changes only settings the session never reads
+// (sessionNeutral) is applied in place, keeping the session.
 func Run(ctx context.Context, cfg *config.Config, o *Options) error {
 	var opts Options
 	if o != nil {
@@ -52,6 +55,8 @@ func Run(ctx context.Context, cfg *config.Config, o *Options) error {
 	var texts <-chan string
 	if opts.StdinText && opts.Stdin != nil {
 		texts = readLines(ctx, opts.Stdin)
+	} else if opts.Stdin != nil && !terminalButtons(cfg) {
+		go typedTextOff(ctx, opts.Stdin, opts.Stdout)
 	}
 	for {
 		next, err := runGeneration(ctx, cfg, &opts, texts)
@@ -71,7 +76,8 @@ func Run(ctx context.Context, cfg *config.Config, o *Options) error {
 // (next nil) or Reload brings a configuration Load accepts (next, the one
 // to run now).
 func runGeneration(ctx context.Context, cfg *config.Config, o *Options, texts <-chan string) (next *config.Config, err error) {
-	log := NewLogger(cfg.Log, o.Stderr)
+	level := new(slog.LevelVar)
+	log := newLogger(cfg.Log, o.Stderr, level)
 	gctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	p, err := build(gctx, cfg, o, log, texts)
@@ -79,14 +85,16 @@ func runGeneration(ctx context.Context, cfg *config.Config, o *Options, texts <-
 		return nil, err
 	}
 	defer p.close()
+	status := newStatusLine("connecting to "+cfg.Agent.URL, p.station.Missing)
+	gen := &generation{cfg: cfg, level: level, token: p.token, missing: status.stillMissing}
 	speak, waitSpeech := ttsSpeaker(cfg.Audio.TTSCommand, log)
 	defer waitSpeech()
 	onState := func(s bridge.State) {
-		status := "not connected: " + fmt.Sprint(s.Err)
+		line := "not connected: " + fmt.Sprint(s.Err)
 		if s.Connected {
-			status = fmt.Sprintf("connected to %s (%v)", s.Agent, s.Modalities)
+			line = fmt.Sprintf("connected to %s (%v)", s.Agent, s.Modalities)
 		}
-		sd.SdNotify(false, "STATUS="+status+missingStatus(p.station.Missing))
+		status.connection(line)
 	}
 	opts := bridgeOptions(cfg, p, o.Stdout, onState)
 	opts.Speak = speak
@@ -97,7 +105,7 @@ func runGeneration(ctx context.Context, cfg *config.Config, o *Options, texts <-
 	b := bridge.New(opts)
 	// READY once the devices are open: the network may come later, and the
 	// bridge retries the agent on its own.
-	sd.SdNotify(false, sd.SdNotifyReady+"\nSTATUS=connecting to "+cfg.Agent.URL+missingStatus(p.station.Missing))
+	status.ready()
 	done := make(chan error, 1)
 	go func() { done <- b.Run(gctx) }()
 	var watchdog <-chan time.Time
@@ -106,12 +114,22 @@ func runGeneration(ctx context.Context, cfg *config.Config, o *Options, texts <-
 		defer t.Stop()
 		watchdog = t.C
 	}
+	var recheck <-chan time.Time
+	if len(p.station.Missing) > 0 {
+		t := time.NewTicker(missingEvery)
+		defer t.Stop()
+		recheck = t.C
+	}
 	for {
 		select {
 		case err := <-done:
 			return nil, err
 		case <-watchdog:
 			sd.SdNotify(false, sd.SdNotifyWatchdog)
+		case <-recheck:
+			if !status.recheck(log) {
+				recheck = nil
+			}
 		case <-o.Reload:
 			log.Info("SIGHUP: reloading the configuration")
 			next := cfg
@@ -124,6 +142,10 @@ func runGeneration(ctx context.Context, cfg *config.Config, o *Options, texts <-
 					continue
 				}
 				next = n
+				if changed, ok := gen.keep(n); ok {
+					fmt.Fprintf(o.Stderr, "acbridge run: reload: %s changed, applied without reopening the devices; the agent session stays\n", strings.Join(changed, ", "))
+					continue
+				}
 			}
 			cancel()
 			<-done

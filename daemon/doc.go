@@ -1,6 +1,7 @@
 // Package daemon runs acbridge's daemon from a configuration: it opens this
 // kiosk's hardware (package station), the metrics endpoint and the bridge,
 // talks to systemd (READY, STATUS, WATCHDOG, RELOADING, STOPPING) and
-// rebuilds everything on a reload. `acbridge run` only parses flags, turns
+// rebuilds everything on a reload, unless only settings the session never
+// reads changed (docs/install-by-hand.md, "Reloading"). `acbridge run` only parses flags, turns
 // signals into a context cancel and a reload channel, and prints errors.
 package daemon

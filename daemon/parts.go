@@ -45,7 +45,12 @@ type parts struct {
 // NewLogger builds the daemon's logger; levels and formats come validated
 // from config.
 func NewLogger(c config.Log, w io.Writer) *slog.Logger {
-	var lv slog.Level
+	return newLogger(c, w, new(slog.LevelVar))
+}
+
+// newLogger is NewLogger with its level in lv, so that a reload can change
+// it in place.
+func newLogger(c config.Log, w io.Writer, lv *slog.LevelVar) *slog.Logger {
 	lv.UnmarshalText([]byte(c.Level))
 	opts := &slog.HandlerOptions{Level: lv}
 	var h slog.Handler = slog.NewTextHandler(w, opts)

@@ -3,6 +3,7 @@ package daemon
 import (
 	"bufio"
 	"context"
+	"fmt"
 	"io"
 	"log/slog"
 	"os/exec"
@@ -10,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/agentcall/acbridge/config"
 	"github.com/agentcall/acbridge/protocol"
 )
 
@@ -60,6 +62,34 @@ func readLines(ctx context.Context, r io.Reader) <-chan string {
 		}
 	}()
 	return ch
+}
+
+// TypedTextOff is what the kiosk says when a line is typed while nothing
+// reads standard input as text.
+const TypedTextOff = "[typed lines are not sent to the agent: start acbridge run with --stdin-text to type to it]"
+
+// typedTextOff says TypedTextOff once, at the first line typed on r, and
+// stops reading: without --stdin-text a typed line would otherwise vanish
+// without a word. Under systemd standard input is /dev/null, which ends at
+// once.
+func typedTextOff(ctx context.Context, r io.Reader, out io.Writer) {
+	lines := readLines(ctx, r)
+	select {
+	case <-lines:
+		fmt.Fprintln(out, TypedTextOff)
+	case <-ctx.Done():
+	}
+}
+
+// terminalButtons reports whether cfg has buttons on the terminal, which
+// then read standard input themselves.
+func terminalButtons(cfg *config.Config) bool {
+	for _, b := range cfg.Buttons {
+		if b.Source == "terminal" {
+			return true
+		}
+	}
+	return false
 }
 
 // mergeTexts fans typed turns from several inputs into one channel; a nil

@@ -13,6 +13,8 @@
 #      the packaged binary needs (found independently of scripts/deb.sh: the
 #      package that ships the library), the expected files and conffile,
 #      and lintian reports no error (warnings are printed);
+#   3b. the release files of `make dist` (scripts/test-dist.sh): SHA256SUMS
+#      and its signature checked with gpgv, the tarballs' contents;
 #   4. the amd64 package installs with apt into a throwaway Debian 12 chroot
 #      (debootstrap, cached): files, modes, the user and its groups, the unit
 #      enabled and not started; an upgrade keeps an edited configuration, the
@@ -246,6 +248,12 @@ for a in amd64 arm64 armhf; do
 	sed 's/^/    lintian: /' "$tmp/lintian-$a.txt" | grep -v 'running with root privileges'
 	check "$a: lintian reports no error" not_grep '^E:' "$tmp/lintian-$a.txt"
 done
+
+# ---------------------------------------------------------------------------
+section "3b. release files (make dist)"
+# Its own checks are printed; one counted check here.
+check "make dist: SHA256SUMS signed and checked with gpgv, tarballs with licences (scripts/test-dist.sh)" \
+	env DIST="$DIST" scripts/test-dist.sh
 
 # ---------------------------------------------------------------------------
 section "4. amd64 package in a Debian 12 chroot"

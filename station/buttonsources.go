@@ -112,6 +112,9 @@ func acceptGPIO(_ context.Context, e *AcceptEnv) ([]string, error) {
 		return nil, skip("no GPIO button or LED is configured (GPIO chips: %s)", gpio.DescribeChips(gpio.SystemChips{}))
 	}
 	notes := []string{"GPIO chips: " + gpio.DescribeChips(gpio.SystemChips{})}
+	if err := GPIOLineProblems(cfg, gpio.SystemChips{}); err != nil {
+		return notes, gpio.WarnNoChip.Wrap(err)
+	}
 	for _, c := range chips {
 		path, err := gpio.ResolveChip(c, gpio.SystemChips{})
 		if err != nil {

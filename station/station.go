@@ -71,6 +71,9 @@ func Open(ctx context.Context, cfg *config.Config, o *Options) (*Station, error)
 	if err := Check(cfg); err != nil {
 		return nil, err
 	}
+	if err := GPIOLineProblems(cfg, gpio.SystemChips{}); err != nil {
+		return nil, err
+	}
 	s := &Station{LED: button.NopIndicator{}, cfg: cfg, Missing: WarnMissing(cfg, log)}
 	steps := []func(context.Context, *Options, *slog.Logger) error{s.openReader, s.openPhoto, s.openAudio, s.openControls, s.openLED}
 	for _, step := range steps {

@@ -4,14 +4,11 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/agentcall/acbridge/agent"
-	"github.com/agentcall/acbridge/bridge/bridgetest"
 )
 
 // A configured camera that is not there is not silent: start-up logs it
@@ -34,15 +31,7 @@ func TestRunMissingCameraSaysWhy(t *testing.T) {
 	cfg := daemonConfig(ln.Addr().String(), nil, filepath.Join(dir, "keystore.json")) +
 		"[modalities]\nenabled = [\"photo\"]\n[camera]\ndevice = \"" + cam + "\"\n" +
 		"[[button]]\ncontrol = \"photo\"\nsource = \"terminal\"\nchar = \"p\"\n"
-	path := filepath.Join(dir, "acbridge.toml")
-	if err := os.WriteFile(path, []byte(cfg), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	d := &daemonProc{t: t, out: &bridgetest.Transcript{}, err: &bridgetest.Transcript{}, exited: make(chan error, 1)}
-	d.cmd = exec.Command(os.Args[0], "run", "--config", path, "--stdin-text")
-	d.cmd.Env = append(os.Environ(), "ACBRIDGE_RUN_MAIN=1")
-	d.cmd.Stdout, d.cmd.Stderr = d.out, d.err
-	d.stdin, _ = d.cmd.StdinPipe()
+	d := newDaemonFile(t, dir, cfg)
 	d.start()
 	d.wait(d.out, "[connected to", 1)
 	d.say("p")

@@ -1,10 +1,13 @@
 package main
 
 import (
+	"slices"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/agentcall/acbridge/bridge/bridgetest"
+	"github.com/agentcall/acbridge/daemon"
 )
 
 // With --stdin-text and terminal buttons, standard input has one reader:
@@ -39,5 +42,31 @@ func TestRunStdinTextWithTerminalButtons(t *testing.T) {
 	}
 	if i, j := strings.Index(out, "you: take a photo"), strings.Index(out, "[photo sent]"); i < 0 || j < i {
 		t.Errorf("order of events:\n%s", out)
+	}
+}
+
+// Without --stdin-text a typed line is not sent, and not dropped without a
+// word either: the kiosk says once how to type to the agent.
+func TestRunTypedLineWithoutStdinText(t *testing.T) {
+	dir := t.TempDir()
+	ag := &procAgent{t: t, log: &bridgetest.Transcript{}}
+	ag.start()
+	defer ag.stop()
+	d := newDaemon(t, dir, ag.addr)
+	d.cmd.Args = slices.DeleteFunc(d.cmd.Args, func(a string) bool { return a == "--stdin-text" })
+	d.start()
+	d.wait(d.out, "[connected to", 1)
+	d.say("hello")
+	d.say("again")
+	d.wait(d.out, daemon.TypedTextOff, 1)
+	// The daemon's own end is the event after which nothing more is said.
+	if err := d.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	<-d.exited
+	d.exited <- nil
+	out := d.out.String()
+	if n := strings.Count(out, daemon.TypedTextOff); n != 1 || strings.Contains(out, "you: ") {
+		t.Errorf("the notice %d times, or a line sent as text:\n%s", n, out)
 	}
 }
