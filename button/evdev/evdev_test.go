@@ -17,6 +17,7 @@ import (
 
 	"github.com/agentcall/acbridge/button"
 	"github.com/agentcall/acbridge/internal/testutil/fifotest"
+	"github.com/agentcall/acbridge/internal/testutil/poll"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -240,7 +241,11 @@ func TestCloseUnblocksRead(t *testing.T) {
 		_, err := s.Read(context.Background())
 		errc <- err
 	}()
-	time.Sleep(10 * time.Millisecond) // lets Read block in the kernel read; an earlier Close is ErrClosed too
+	// Close while Read is blocked (an earlier Close is ErrClosed too, so
+	// this only makes the test sharper).
+	if !poll.Parked(5*time.Second, "button.(*Debouncer).Read") {
+		t.Fatal("Read did not block")
+	}
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}

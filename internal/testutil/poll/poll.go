@@ -1,6 +1,10 @@
 package poll
 
-import "time"
+import (
+	"runtime"
+	"strings"
+	"time"
+)
 
 // Until calls cond every interval until it reports true or timeout has
 // passed, and returns cond's last answer. cond is called at once first,
@@ -23,4 +27,27 @@ func Until(timeout, interval time.Duration, cond func() bool) bool {
 			return cond()
 		}
 	}
+}
+
+// Parked waits until a goroutine whose stack names fn (a function as the
+// runtime prints it, such as "button.(*Debouncer).Read") is parked: blocked
+// on a channel, a lock, the network poller or a system call. A test uses it
+// to act on a call known to be blocked rather than one merely started.
+func Parked(timeout time.Duration, fn string) bool {
+	buf := make([]byte, 1<<20)
+	return Until(timeout, time.Millisecond, func() bool {
+		for buf = buf[:cap(buf)]; ; buf = make([]byte, 2*len(buf)) {
+			if n := runtime.Stack(buf, true); n < len(buf) {
+				buf = buf[:n]
+				break
+			}
+		}
+		for g := range strings.SplitSeq(string(buf), "\n\n") {
+			head, stack, _ := strings.Cut(g, "\n")
+			if strings.Contains(stack, fn) && !strings.Contains(head, "[running") && !strings.Contains(head, "[runnable") {
+				return true
+			}
+		}
+		return false
+	})
 }

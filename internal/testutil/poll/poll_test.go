@@ -25,3 +25,19 @@ func TestUntil(t *testing.T) {
 		}
 	})
 }
+
+func TestParked(t *testing.T) {
+	release := make(chan struct{})
+	done := make(chan struct{})
+	go func() { parkHere(release); close(done) }()
+	if !Parked(5*time.Second, "poll.parkHere") {
+		t.Fatal("the goroutine blocked on a channel was not seen parked")
+	}
+	close(release)
+	<-done
+	if Parked(50*time.Millisecond, "poll.parkHere") {
+		t.Fatal("a goroutine that returned was seen parked")
+	}
+}
+
+func parkHere(c chan struct{}) { <-c }
