@@ -61,7 +61,7 @@ func TestSpeakerCloseUnblocksWrite(t *testing.T) {
 	// Close once Write filled the buffer and waits for miniaudio's device
 	// thread to drain it (an early Close is ErrClosed too, so this only
 	// makes the test sharper).
-	if !poll.Parked(5*time.Second, "audio.(*Speaker).Write") {
+	if !poll.Parked(5*time.Second, "(*Speaker).Write") {
 		t.Fatal("Write did not block on a full buffer")
 	}
 	s.Close()

@@ -243,7 +243,7 @@ func TestCloseUnblocksRead(t *testing.T) {
 	}()
 	// Close while Read is blocked (an earlier Close is ErrClosed too, so
 	// this only makes the test sharper).
-	if !poll.Parked(5*time.Second, "button.(*Debouncer).Read") {
+	if !poll.Parked(5*time.Second, "(*Debouncer).Read") {
 		t.Fatal("Read did not block")
 	}
 	if err := s.Close(); err != nil {

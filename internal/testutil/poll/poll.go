@@ -29,10 +29,12 @@ func Until(timeout, interval time.Duration, cond func() bool) bool {
 	}
 }
 
-// Parked waits until a goroutine whose stack names fn (a function as the
-// runtime prints it, such as "button.(*Debouncer).Read") is parked: blocked
-// on a channel, a lock, the network poller or a system call. A test uses it
-// to act on a call known to be blocked rather than one merely started.
+// Parked waits until a goroutine whose stack names fn is parked: blocked
+// on a channel, a lock, the network poller or a system call. fn is a
+// function as the runtime prints it, such as "(*Debouncer).Read"; a
+// closure inlined into another function prints inside that function's
+// name, so give it without its package. A test uses Parked to act on a
+// call known to be blocked rather than one merely started.
 func Parked(timeout time.Duration, fn string) bool {
 	buf := make([]byte, 1<<20)
 	return Until(timeout, time.Millisecond, func() bool {
@@ -44,6 +46,7 @@ func Parked(timeout time.Duration, fn string) bool {
 		}
 		for g := range strings.SplitSeq(string(buf), "\n\n") {
 			head, stack, _ := strings.Cut(g, "\n")
+			stack, _, _ = strings.Cut(stack, "\ncreated by ") // its frames, not its creator
 			if strings.Contains(stack, fn) && !strings.Contains(head, "[running") && !strings.Contains(head, "[runnable") {
 				return true
 			}
