@@ -1,4 +1,4 @@
-// Package accept is the hardware acceptance checklist of a kiosk (issue 8):
+// Package accept is the hardware acceptance checklist of a kiosk:
 // the "separate device acceptance" that the AgentCall AG-UI extension 0.1
 // asks for beside its protocol proof (spec "Independent reference proof":
 // "Actual hardware collection requires separate device acceptance").

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/agentcall/acbridge/accept"
+	"github.com/agentcall/acbridge/internal/testutil/poll"
 )
 
 func TestTerminalAnswers(t *testing.T) {
@@ -56,8 +57,13 @@ func TestTerminalStrayEnter(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		t.Fatal("Enter did not decline")
 	}
-	go w.Write([]byte("\n")) // typed during the next step, before its question
-	time.Sleep(50 * time.Millisecond)
+	// Typed during the next step, before its question: the pipe's Write
+	// returns once the terminal's reader took the line, and that reader
+	// parks only after it stamped the line with its time.
+	w.Write([]byte("\n"))
+	if !poll.Parked(5*time.Second, "(*Terminal).start.") {
+		t.Fatal("the terminal's reader did not take the line")
+	}
 	answers := make(chan bool, 1)
 	go func() {
 		yes, _ := term.Ask(ctx, accept.Prompt{Text: "Run the optional one?", Optional: true})

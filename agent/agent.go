@@ -102,6 +102,14 @@ type Options struct {
 	// goroutine for every packet of the client's audio with the explicit
 	// turn it arrived in (0: outside one). It must not block.
 	OnAudioPacket func(turn int64)
+
+	// released, if set, is called each time a connection's slot is freed,
+	// so tests wait for it instead of redialling until a dial succeeds.
+	released func()
+	// replyEnded, if set, is called when a reply voice's writer returns
+	// (played out, or stopped), with the packets it wrote: no packet of
+	// that reply follows, so tests need no window for stray ones.
+	replyEnded func(written int)
 }
 
 // Agent is the reference agent: an http.Handler serving the card and the
@@ -121,6 +129,7 @@ type Agent struct {
 	maxConns  int
 	mux       *http.ServeMux
 	rtc       *rtcConfig // transport webrtc only
+	released  func()
 
 	ctx    context.Context // cancelled by Close; every connection derives from it
 	cancel context.CancelFunc
@@ -148,6 +157,7 @@ func New(opts *Options) (*Agent, error) {
 		idle:      opts.IdleTimeout,
 		write:     opts.WriteTimeout,
 		maxConns:  opts.MaxSessions,
+		released:  opts.released,
 	}
 	if a.log == nil {
 		a.log = slog.New(slog.DiscardHandler)
@@ -307,6 +317,9 @@ func (a *Agent) release() {
 	a.mu.Lock()
 	a.conns--
 	a.mu.Unlock()
+	if a.released != nil {
+		a.released()
+	}
 	a.wg.Done()
 }
 

@@ -219,7 +219,13 @@ func TestOriginCheck(t *testing.T) {
 }
 
 func TestMaxSessions(t *testing.T) {
-	ta := startAgent(t, &Options{MaxSessions: 1})
+	released := make(chan struct{}, 4)
+	ta := startAgent(t, &Options{MaxSessions: 1, released: func() {
+		select {
+		case released <- struct{}{}:
+		default: // one token is enough: the test waits for the first
+		}
+	}})
 	first := startSession(t, ta, both...)
 	conn, resp, err := dialHeader(t, ta, nil)
 	if err == nil {
@@ -231,19 +237,18 @@ func TestMaxSessions(t *testing.T) {
 	}
 	first.send(&protocol.ClientMessage{Type: protocol.TypeSessionEnd})
 	first.expectClose(websocket.StatusNormalClosure)
-	// The slot is released once the first connection's goroutine returned.
-	deadline := time.Now().Add(ioTimeout)
-	for {
-		conn, _, err := dialHeader(t, ta, nil)
-		if err == nil {
-			_ = conn.CloseNow()
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("slot never released: %v", err)
-		}
-		time.Sleep(10 * time.Millisecond) // the server frees the slot after the peer's TCP close; only a dial tells
+	// The slot is released once the first connection's goroutine returned,
+	// and a dial after that is served.
+	select {
+	case <-released:
+	case <-time.After(ioTimeout):
+		t.Fatal("slot never released")
 	}
+	conn, _, err = dialHeader(t, ta, nil)
+	if err != nil {
+		t.Fatalf("after the slot was released: %v", err)
+	}
+	_ = conn.CloseNow()
 }
 
 // Close ends open sessions with 1001, waits for their goroutines (goleak
@@ -292,8 +297,7 @@ func TestIdleConnectionIsClosed(t *testing.T) {
 	}
 	// Activity keeps a connection open past the timeout.
 	d := startSession(t, ta, both...)
-	for range 4 {
-		time.Sleep(100 * time.Millisecond) // activity spaced on the real clock the idle timer of a real socket reads
+	for start := time.Now(); time.Since(start) < 2*ta.idle; {
 		d.scan(ref("a"))
 	}
 }

@@ -104,6 +104,7 @@ type rtcConfig struct {
 	reply         []audio.Packet // the generated answer voice, encoded once
 	onAudioTurn   func(AudioTurn)
 	onAudioPacket func(turn int64)
+	replyEnded    func(written int)
 }
 
 func newRTCConfig(opts *Options) (*rtcConfig, error) {
@@ -111,7 +112,7 @@ func newRTCConfig(opts *Options) (*rtcConfig, error) {
 	if err != nil {
 		return nil, fmt.Errorf("agent: reply voice: %w", err)
 	}
-	return &rtcConfig{reply: reply, onAudioTurn: opts.OnAudioTurn, onAudioPacket: opts.OnAudioPacket}, nil
+	return &rtcConfig{reply: reply, onAudioTurn: opts.OnAudioTurn, onAudioPacket: opts.OnAudioPacket, replyEnded: opts.replyEnded}, nil
 }
 
 // webrtcProfile is the card's params.agui.webrtc, nil on WebSocket.

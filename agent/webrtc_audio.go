@@ -173,6 +173,10 @@ func (s *rtcSession) startReply() {
 	s.goOwned(func() {
 		tick := time.NewTicker(audio.FrameDuration)
 		defer tick.Stop()
+		written := 0
+		if end := s.a.rtc.replyEnded; end != nil {
+			defer func() { end(written) }()
+		}
 		for i, p := range s.a.rtc.reply {
 			if i > 0 {
 				select {
@@ -186,6 +190,7 @@ func (s *rtcSession) startReply() {
 			if err := s.track.WriteSample(media.Sample{Data: p.Data, Duration: p.Duration}); err != nil {
 				s.log.Debug("agent: writing the reply voice", "err", err)
 			}
+			written++
 		}
 		select {
 		case s.replies <- gen:

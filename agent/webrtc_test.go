@@ -294,7 +294,13 @@ func TestWebRTCAudioTurns(t *testing.T) {
 // response.cancel during the reply stops the voice and completes the run
 // at once.
 func TestWebRTCCancelStopsReply(t *testing.T) {
-	ta := startRTC(t, &Options{ReplyVoice: &audio.VoiceOptions{Duration: 5 * time.Second}})
+	ended := make(chan int, 1)
+	ta := startRTC(t, &Options{ReplyVoice: &audio.VoiceOptions{Duration: 5 * time.Second}, replyEnded: func(n int) {
+		select {
+		case ended <- n:
+		default: // only the first reply is checked
+		}
+	}})
 	p := connect(t, ta, peerOptions{})
 	p.start(true)
 	p.send(&protocol.ClientMessage{Type: protocol.TypeAudioTurnStart, Turn: 1})
@@ -307,11 +313,15 @@ func TestWebRTCCancelStopsReply(t *testing.T) {
 	if d := time.Since(start); d > time.Second {
 		t.Fatalf("run.completed %v after the cancel", d)
 	}
-	// A window for packets wrongly sent after the cancel: no event marks
-	// their absence.
-	time.Sleep(200 * time.Millisecond)
-	if n, _ := p.voice(); n == 0 || n > 50 {
-		t.Fatalf("%d reply packets after a cancel 200 ms in; the whole reply is 250", n)
+	// The reply's writer returns at the cancel, having written a fraction
+	// of the reply: nothing of it can follow.
+	select {
+	case n := <-ended:
+		if got, _ := p.voice(); got == 0 || n > 50 {
+			t.Fatalf("%d reply packets written (%d heard) for a cancel 200 ms in; the whole reply is 250", n, got)
+		}
+	case <-time.After(time.Second):
+		t.Fatal("the reply voice went on after the cancel")
 	}
 }
 

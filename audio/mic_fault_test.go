@@ -175,7 +175,7 @@ func testMicStopCatchesUp(t *testing.T) {
 	if err := m.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(300 * time.Millisecond) // the pump is stuck in the stalled read
+	time.Sleep(300 * time.Millisecond) // synctest's clock: the pump is stuck in the stalled read
 	start := time.Now()
 	if err := m.Stop(); err != nil {
 		t.Fatal(err)

@@ -298,7 +298,7 @@ func testMicDrainThenCommit(t *testing.T) {
 			if _, err := m.ReadPacket(ctx); err != nil {
 				return
 			}
-			time.Sleep(2 * time.Millisecond) // a slow track write
+			time.Sleep(2 * time.Millisecond) // synctest's clock: a slow track write
 			mu.Lock()
 			written++
 			mu.Unlock()

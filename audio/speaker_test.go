@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/agentcall/acbridge/audio"
+	"github.com/agentcall/acbridge/internal/testutil/poll"
 )
 
 // miniaudio's null backend runs the real playback path (device thread,
@@ -57,10 +58,12 @@ func TestSpeakerCloseUnblocksWrite(t *testing.T) {
 	s := openNullSpeaker(t, 20*time.Millisecond)
 	errc := make(chan error, 1)
 	go func() { errc <- s.Write(make([]int16, 10*audio.SampleRate)) }()
-	// miniaudio's device thread drains the buffer in real time: give it
-	// time to fill, so that Write is blocked (an early Close is ErrClosed
-	// too, so this only makes the test sharper).
-	time.Sleep(100 * time.Millisecond)
+	// Close once Write filled the buffer and waits for miniaudio's device
+	// thread to drain it (an early Close is ErrClosed too, so this only
+	// makes the test sharper).
+	if !poll.Parked(5*time.Second, "(*Speaker).Write") {
+		t.Fatal("Write did not block on a full buffer")
+	}
 	s.Close()
 	select {
 	case err := <-errc:

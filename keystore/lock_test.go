@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentcall/acbridge/internal/testutil/poll"
 	"github.com/agentcall/acbridge/keystore"
 )
 
@@ -80,13 +81,11 @@ func TestKilledRotationLeavesNoSecretBehind(t *testing.T) {
 		}
 		// Kill it mid-way through some rotation after the first; opening
 		// meanwhile is safe, as it only cleans up under the writers' lock.
-		for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(10 * time.Millisecond) {
-			if s, err := keystore.Open(path); err == nil && s.Epoch() > before.Epoch() {
-				break
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("the rotating process never rotated: %s", out.String())
-			}
+		if !poll.Until(20*time.Second, 10*time.Millisecond, func() bool {
+			s, err := keystore.Open(path)
+			return err == nil && s.Epoch() > before.Epoch()
+		}) {
+			t.Fatalf("the rotating process never rotated: %s", out.String())
 		}
 		time.Sleep(time.Duration(7*i) * time.Millisecond) // the child process is killed at varying points of its work
 		cmd.Process.Kill()

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentcall/acbridge/internal/testutil/poll"
 	"github.com/agentcall/acbridge/kiosk"
 	"github.com/agentcall/acbridge/notice"
 )
@@ -144,13 +145,12 @@ func TestStalledBodiesAreCutOff(t *testing.T) {
 	}
 	var g1 int
 	var h1 uint64
-	for deadline := time.Now().Add(10 * time.Second); ; {
+	// The runtime's goroutine count settles as the cut connections'
+	// goroutines return; nothing signals the last of them.
+	poll.Until(10*time.Second, 100*time.Millisecond, func() bool {
 		g1, h1 = settle()
-		if g1 <= g0+5 || time.Now().After(deadline) {
-			break
-		}
-		time.Sleep(100 * time.Millisecond) // the runtime's goroutine count settles; no event marks it
-	}
+		return g1 <= g0+5
+	})
 	t.Logf("goroutines %d -> %d, heap in use %d KiB -> %d KiB", g0, g1, h0>>10, h1>>10)
 	if g1 > g0+5 {
 		t.Errorf("goroutines %d -> %d after the stalled requests were cut", g0, g1)

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentcall/acbridge/internal/testutil/poll"
 	"github.com/agentcall/acbridge/kiosk"
 	"github.com/agentcall/acbridge/kiosk/kiosktest"
 	"github.com/agentcall/acbridge/notice"
@@ -101,18 +102,16 @@ func TestBrowserGallery(t *testing.T) {
 	// reloads itself and works with it.
 	s2 := startKiosk(t, &kiosk.Options{Listen: s.Addr()})
 	tok := kioskToken(t, s2)
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		// Evaluated again and again: the reload destroys the page's
-		// JavaScript context under a running evaluation.
-		got, err := chromedp.Run(b.Ctx, chromedp.Evaluate[string](`document.querySelector('meta[name="acbridge-token"]').content + ' ' +
+	// Evaluated again and again: Chromium (a real process) reloads the
+	// page on its own, and the reload destroys the page's JavaScript
+	// context under a running evaluation.
+	var got string
+	var err error
+	if !poll.Until(20*time.Second, 100*time.Millisecond, func() bool {
+		got, err = chromedp.Run(b.Ctx, chromedp.Evaluate[string](`document.querySelector('meta[name="acbridge-token"]').content + ' ' +
 			document.getElementById('conn').dataset.state`))
-		if err == nil && got == tok+" connecting" {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the page did not reload for the new start: %q %v", got, err)
-		}
-		time.Sleep(100 * time.Millisecond) // Chromium (a real process) reloads the page; it signals nothing to wait on
+		return err == nil && got == tok+" connecting"
+	}) {
+		t.Fatalf("the page did not reload for the new start: %q %v", got, err)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentcall/acbridge/internal/testutil/poll"
 	"github.com/agentcall/acbridge/nfc"
 	"github.com/agentcall/acbridge/nfc/vpcd"
 	"github.com/agentcall/acbridge/nfc/vpcd/vpcdtest"
@@ -177,10 +178,17 @@ func TestGetDataRefused(t *testing.T) {
 	}
 	// Scan returns the error as well.
 	r.card.RefuseGetData(0x6A81)
-	go func() { time.Sleep(200 * time.Millisecond); r.card.Insert(context.Background(), canary) }() // the tag comes once Scan waits on pcscd (a real process)
+	inserted := make(chan struct{})
+	go func() { // the tag comes once Scan armed the window and waits for it
+		defer close(inserted)
+		if poll.Parked(10*time.Second, "(*Dev).ScanWith") {
+			r.card.Insert(context.Background(), canary)
+		}
+	}()
 	if _, err := r.dev.Scan(context.Background(), 10*time.Second); !errors.Is(err, nfc.ErrGetDataUnsupported) {
 		t.Errorf("Scan: %v", err)
 	}
+	<-inserted
 }
 
 func TestSurvivesPCSCDRestart(t *testing.T) {

@@ -1,5 +1,5 @@
 // Command webrtcbench measures acbridge's WebRTC transport against the
-// reference agent on loopback (issue 6's targets), with the agent in a
+// reference agent on loopback against the targets below, with the agent in a
 // child process so that the figures are the client's alone:
 //
 //   - establish: time from dialing (SDP offer, ICE, DTLS, SCTP, channel

@@ -17,6 +17,7 @@ import (
 
 	"github.com/agentcall/acbridge/button"
 	"github.com/agentcall/acbridge/internal/testutil/fifotest"
+	"github.com/agentcall/acbridge/internal/testutil/poll"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -172,11 +173,11 @@ func TestTwoKeysOneControl(t *testing.T) {
 }
 
 func TestDebouncedTapThroughFIFO(t *testing.T) {
-	// Default debouncing on the real clock: a keypad's down/up 2 ms apart
-	// still gives a press and a release.
+	// Default debouncing on the real clock: a keypad's down and up well
+	// inside the debounce period (here back to back) still give a press
+	// and a release.
 	s, w := openFIFO(t, Options{Button: button.Options{Debounce: button.DefaultDebounce}})
 	write(t, w, AppendKey(nil, at, 25, true))
-	time.Sleep(2 * time.Millisecond) // a keypad's down/up 2 ms apart: the scenario, on the real clock
 	write(t, w, AppendKey(nil, at, 25, false))
 	expect(t, s, button.Photo, true)
 	expect(t, s, button.Photo, false)
@@ -240,7 +241,11 @@ func TestCloseUnblocksRead(t *testing.T) {
 		_, err := s.Read(context.Background())
 		errc <- err
 	}()
-	time.Sleep(10 * time.Millisecond) // lets Read block in the kernel read; an earlier Close is ErrClosed too
+	// Close while Read is blocked (an earlier Close is ErrClosed too, so
+	// this only makes the test sharper).
+	if !poll.Parked(5*time.Second, "(*Debouncer).Read") {
+		t.Fatal("Read did not block")
+	}
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}

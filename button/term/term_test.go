@@ -14,6 +14,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/agentcall/acbridge/button"
+	"github.com/agentcall/acbridge/internal/testutil/poll"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -138,7 +139,11 @@ func TestPipeAndClose(t *testing.T) {
 			_, err := s.Read(context.Background())
 			errc <- err
 		}()
-		time.Sleep(10 * time.Millisecond) // lets Read block in the kernel read; an earlier Close is ErrClosed too
+		// Close while Read is blocked (an earlier Close is ErrClosed too,
+		// so this only makes the test sharper).
+		if !poll.Parked(5*time.Second, "(*Debouncer).Read") {
+			t.Fatal("Read did not block")
+		}
 		done := make(chan struct{})
 		go func() { s.Close(); close(done) }()
 		select {

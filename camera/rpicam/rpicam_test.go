@@ -17,6 +17,7 @@ import (
 	"github.com/agentcall/acbridge/camera"
 	"github.com/agentcall/acbridge/camera/rpicam"
 	"github.com/agentcall/acbridge/camera/rpicam/rpicamtest"
+	"github.com/agentcall/acbridge/internal/testutil/poll"
 	"github.com/agentcall/acbridge/internal/testutil/syncbuf"
 	"github.com/agentcall/acbridge/jpeg"
 )
@@ -240,12 +241,10 @@ func TestCloseDuringCapture(t *testing.T) {
 		_, err := c.Capture(context.Background())
 		errc <- err
 	}()
-	deadline := time.Now().Add(20 * time.Second)
-	for len(s.Args()) == 0 || len(s.Pids()) < 3 {
-		if time.Now().After(deadline) {
-			t.Fatal("rpicam-still was not started")
-		}
-		time.Sleep(10 * time.Millisecond) // waits for the rpicam-still process to start
+	// The rpicam-still stand-in is a real process; its start shows only
+	// in what it records.
+	if !poll.Until(20*time.Second, 10*time.Millisecond, func() bool { return len(s.Args()) > 0 && len(s.Pids()) >= 3 }) {
+		t.Fatal("rpicam-still was not started")
 	}
 	if err := c.Close(); err != nil {
 		t.Fatal(err)

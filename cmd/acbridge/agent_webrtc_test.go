@@ -12,6 +12,7 @@ import (
 
 	"github.com/agentcall/acbridge/client"
 	"github.com/agentcall/acbridge/client/clienttest"
+	"github.com/agentcall/acbridge/internal/testutil/poll"
 	"go.uber.org/goleak"
 )
 
@@ -83,7 +84,11 @@ func TestWebRTCAgentProcessKilled(t *testing.T) {
 	if _, err := ptt.Press(ctx); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(300 * time.Millisecond) // the turn streams to the agent process, which has no hook to wait on
+	// The agent process is killed mid-turn: once the client wrote 300 ms
+	// of it (the agent process has no hook to tell what it received).
+	if !poll.Until(10*time.Second, 10*time.Millisecond, func() bool { return rs.Transport.Stats().PacketsSent >= 15 }) {
+		t.Fatalf("the turn did not stream: %+v", rs.Transport.Stats())
+	}
 	killed := time.Now()
 	if err := cmd.Process.Kill(); err != nil {
 		t.Fatal(err)

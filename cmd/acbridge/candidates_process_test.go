@@ -14,7 +14,7 @@ import (
 	"github.com/agentcall/acbridge/client/clienttest"
 )
 
-// Issue 13 item 10 against the real daemon: an ICE-lite WebRTC agent whose
+// Refused candidates against the real daemon: an ICE-lite WebRTC agent whose
 // answers offer only candidates the network policy refuses. The daemon
 // says which candidates were refused and why, at once rather than at the
 // 15 s set-up timeout, keeps retrying, leaks neither the bearer token nor

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/agentcall/acbridge/bridge/bridgetest"
+	"github.com/agentcall/acbridge/internal/testutil/poll"
 )
 
 // memKiB returns VmRSS and VmHWM (the kernel's own peak of VmRSS) of a
@@ -147,24 +148,18 @@ func stopProcess(pid int) error {
 	if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
 		return err
 	}
-	deadline := time.Now().Add(5 * time.Second)
-	for {
+	if !poll.Until(5*time.Second, 5*time.Millisecond, func() bool {
 		tasks, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/stat", pid))
-		stopped := len(tasks) > 0
 		for _, p := range tasks {
 			b, err := os.ReadFile(p)
 			s := string(b)
 			if err != nil || !strings.HasPrefix(strings.TrimSpace(s[strings.LastIndexByte(s, ')')+1:]), "T") {
-				stopped = false
-				break
+				return false
 			}
 		}
-		if stopped {
-			return nil
-		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("process %d not stopped 5 s after SIGSTOP", pid)
-		}
-		time.Sleep(5 * time.Millisecond) // polls /proc for the process's stopped state
+		return len(tasks) > 0
+	}) {
+		return fmt.Errorf("process %d not stopped 5 s after SIGSTOP", pid)
 	}
+	return nil
 }

@@ -78,7 +78,11 @@ func TestRunStaleInputWhileAgentStopped(t *testing.T) {
 		t.Fatal(err)
 	}
 	d.wait(d.out, "you can use: photo]", 2)
-	time.Sleep(2 * time.Second) // room for anything wrongly kept to be sent
+	// A fresh line, answered: anything wrongly kept would have gone out
+	// with the new session before it.
+	answers := strings.Count(d.out.String(), "agent: ")
+	d.say("a fresh line")
+	d.wait(d.out, "agent: ", answers+1)
 
 	out, errs := d.out.String(), d.err.String()
 	for _, bad := range []string{"[photo sent]", "you: a stale line", "taking a photo"} {
@@ -92,8 +96,8 @@ func TestRunStaleInputWhileAgentStopped(t *testing.T) {
 		}
 	}
 
-	// The agent's side: the new session carried session.start and, at the
-	// daemon's stop, session.end — nothing else.
+	// The agent's side: the new session carried session.start, the fresh
+	// line and, at the daemon's stop, session.end — nothing else.
 	d.cmd.Process.Signal(syscall.SIGTERM)
 	<-d.exited
 	d.exited <- nil
@@ -105,8 +109,8 @@ func TestRunStaleInputWhileAgentStopped(t *testing.T) {
 	frames := regexp.MustCompile(`agent: connection closed.* frames=(\d+)`).FindAllStringSubmatch(ag.log.String(), -1)
 	last := frames[len(frames)-1][1]
 	t.Logf("frames per connection at the agent: %v (the last is the session after SIGCONT)", frames)
-	if last != "2" {
-		t.Errorf("the session after SIGCONT carried %s frames, want 2 (session.start, session.end):\n%s", last, ag.log.String())
+	if last != "3" {
+		t.Errorf("the session after SIGCONT carried %s frames, want 3 (session.start, the fresh line, session.end):\n%s", last, ag.log.String())
 	}
 }
 

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/agentcall/acbridge/bridge/bridgetest"
+	"github.com/agentcall/acbridge/internal/testutil/poll"
 )
 
 // promServer is a real Prometheus server (Debian's /usr/bin/prometheus) on
@@ -160,15 +161,13 @@ func (p *promServer) query(q string) ([]sample, error) {
 // cond's last explanation after limit.
 func (p *promServer) eventually(limit time.Duration, what string, cond func() (bool, string)) {
 	p.t.Helper()
-	deadline := time.Now().Add(limit)
-	for {
-		ok, why := cond()
-		if ok {
-			return
-		}
-		if time.Now().After(deadline) {
-			p.t.Fatalf("not within %v: %s; last: %s\nprometheus log:\n%s", limit, what, why, p.log.String())
-		}
-		time.Sleep(200 * time.Millisecond) // Prometheus (a real process) scrapes on its own schedule
+	// Prometheus (a real process) scrapes on its own schedule.
+	var why string
+	if !poll.Until(limit, 200*time.Millisecond, func() bool {
+		var ok bool
+		ok, why = cond()
+		return ok
+	}) {
+		p.t.Fatalf("not within %v: %s; last: %s\nprometheus log:\n%s", limit, what, why, p.log.String())
 	}
 }

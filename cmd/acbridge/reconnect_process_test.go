@@ -96,10 +96,11 @@ func (d *daemonProc) sayAnswered(line, answer string) {
 	}
 }
 
-// Issue 13 item 6 against the real daemon at the real defaults
+// A reconnect storm against the real daemon at the real defaults
 // (reconnect 1 s..60 s, stable_after 30 s): an agent that drops every
-// session right after establishing it, watched for the issue's full two
-// minutes, gets at most 10 connection attempts; the daemon says why it is
+// session right after establishing it, watched for two minutes (long
+// enough for the backoff to reach its ceiling), gets at most 10 connection
+// attempts, so a broken agent is not hammered; the daemon says why it is
 // not connected, and once a well-behaved agent answers at the same address
 // it connects and answers a typed line. The window is real time, so the
 // test runs in parallel with the package's others.

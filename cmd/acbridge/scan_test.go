@@ -13,6 +13,7 @@ import (
 
 	"go.uber.org/goleak"
 
+	"github.com/agentcall/acbridge/internal/testutil/poll"
 	"github.com/agentcall/acbridge/keystore"
 	"github.com/agentcall/acbridge/nfc"
 	"github.com/agentcall/acbridge/nfc/vpcd"
@@ -222,11 +223,9 @@ func TestScanOncePulledAwayStaysArmed(t *testing.T) {
 	retapped := make(chan error, 1)
 	go func() {
 		// Polls the virtual card that pcscd (a real process) drives.
-		for deadline := time.Now().Add(10 * time.Second); card.Commands() == 0 || tagPresent(); time.Sleep(20 * time.Millisecond) {
-			if time.Now().After(deadline) {
-				retapped <- fmt.Errorf("the card was never read, or never left the reader")
-				return
-			}
+		if !poll.Until(10*time.Second, 20*time.Millisecond, func() bool { return card.Commands() > 0 && !tagPresent() }) {
+			retapped <- fmt.Errorf("the card was never read, or never left the reader")
+			return
 		}
 		retapped <- card.Insert(context.Background(), scanCanary)
 	}()

@@ -39,6 +39,12 @@ type Options struct {
 
 	// grab replaces EVIOCGRAB in tests: a FIFO cannot be grabbed.
 	grab func(*os.File) error
+	// handled, if set, is called by the reader goroutine after each input
+	// record it has taken, so tests wait for their input to be handled.
+	handled func()
+	// looked, if set, is called after each look for a gone device, so
+	// tests wait for looks instead of guessing how long they take.
+	looked func()
 }
 
 // Reader is a keyboard-style reader. It implements nfc.Reader.
@@ -210,11 +216,12 @@ func (r *Reader) read(f *os.File) error {
 		if _, err := io.ReadFull(br, rec); err != nil {
 			return err
 		}
-		ev := evdev.Decode(rec)
-		if ev.Type != evdev.EvKey || ev.Value != 1 { // presses only; not releases or autorepeat
-			continue
+		if ev := evdev.Decode(rec); ev.Type == evdev.EvKey && ev.Value == 1 { // presses only; not releases or autorepeat
+			r.key(&l, ev.Code)
 		}
-		r.key(&l, ev.Code)
+		if r.opts.handled != nil {
+			r.opts.handled()
+		}
 	}
 }
 

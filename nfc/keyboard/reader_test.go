@@ -56,6 +56,10 @@ type rig struct {
 	grabbed atomic.Int32  // grabs so far (the reader's goroutine grabs on replug)
 	busy    atomic.Bool   // grabs fail with EBUSY, as when another program holds the device
 	changed chan struct{} // a token after each status change (OnState)
+	written atomic.Int64  // input records written to the device
+	handled atomic.Int64  // input records the reader goroutine has taken
+	looks   atomic.Int64  // looks for a gone device
+	counted chan struct{} // a token after each record taken or look
 }
 
 func newRig(t *testing.T) *rig {
@@ -66,7 +70,16 @@ func newRig(t *testing.T) *rig {
 	if err != nil {
 		t.Fatal(err)
 	}
-	g := &rig{t: t, w: w, store: store, logs: &syncbuf.Buffer{}, changed: make(chan struct{}, 1)}
+	g := &rig{t: t, w: w, store: store, logs: &syncbuf.Buffer{}, changed: make(chan struct{}, 1), counted: make(chan struct{}, 1)}
+	count := func(n *atomic.Int64) func() {
+		return func() {
+			n.Add(1)
+			select {
+			case g.counted <- struct{}{}:
+			default: // a token is already waiting; the waiter reads the counts itself
+			}
+		}
+	}
 	g.r, err = Open(&Options{Path: path, Aliaser: store, Scope: scope,
 		OnState: func(nfc.Status) {
 			select {
@@ -74,8 +87,10 @@ func newRig(t *testing.T) *rig {
 			default: // a token is already waiting; the waiter reads Status itself
 			}
 		},
-		Logger: slog.New(slog.NewTextHandler(g.logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
-		Retry:  20 * time.Millisecond,
+		Logger:  slog.New(slog.NewTextHandler(g.logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
+		Retry:   20 * time.Millisecond,
+		handled: count(&g.handled),
+		looked:  count(&g.looks),
 		grab: func(*os.File) error {
 			if g.busy.Load() {
 				return syscall.EBUSY
@@ -121,6 +136,13 @@ func (g *rig) typeLine(s string) {
 	}
 	b = evdev.AppendKey(b, at, 28, true)
 	b = evdev.AppendKey(b, at, 28, false)
+	g.write(b)
+}
+
+// write writes input records to the device, counting them for settle.
+func (g *rig) write(b []byte) {
+	g.t.Helper()
+	g.written.Add(int64(len(b) / evdev.RecordSize))
 	if _, err := g.w.Write(b); err != nil {
 		g.t.Fatal(err)
 	}
@@ -152,19 +174,23 @@ func (g *rig) scan(window time.Duration, o *nfc.ScanOptions) func() (nfc.Scan, e
 	}
 }
 
-// settle waits until the reader goroutine has taken everything written.
+// settle waits until the reader goroutine has handled every record
+// written.
 func (g *rig) settle() {
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		var n int
-		if err := ioctlFIONREAD(g.w, &n); err != nil || n == 0 {
-			time.Sleep(50 * time.Millisecond) // the last records are being handled
-			return
+	g.t.Helper()
+	g.waitCount("input records handled", &g.handled, g.written.Load())
+}
+
+// waitCount waits until n reaches want, woken by the reader's hooks.
+func (g *rig) waitCount(what string, n *atomic.Int64, want int64) {
+	g.t.Helper()
+	deadline := time.After(10 * time.Second)
+	for n.Load() < want {
+		select {
+		case <-g.counted:
+		case <-deadline:
+			g.t.Fatalf("%d %s, want %d", n.Load(), what, want)
 		}
-		if time.Now().After(deadline) {
-			g.t.Fatal("the reader does not read")
-		}
-		time.Sleep(5 * time.Millisecond) // polls the kernel's FIFO fill level
 	}
 }
 
@@ -200,7 +226,7 @@ func TestKeysOutsideWindowDropped(t *testing.T) {
 	for i := range 5 {
 		b = evdev.AppendKey(b, time.Time{}, codeOf[canaryLine[i]], true)
 	}
-	g.w.Write(b)
+	g.write(b)
 	g.settle()
 	wait := g.scan(10*time.Second, nil)
 	b = b[:0]
@@ -208,7 +234,7 @@ func TestKeysOutsideWindowDropped(t *testing.T) {
 		b = evdev.AppendKey(b, time.Time{}, codeOf[canaryLine[i]], true)
 	}
 	b = evdev.AppendKey(b, time.Time{}, 28, true)
-	g.w.Write(b)
+	g.write(b)
 	g.typeLine(canary7Line)
 	if s, err := wait(); err != nil || s.Object != g.store.Object(scope, canary7) {
 		t.Fatalf("scan = %+v, %v; want the whole line's tag", s, err)

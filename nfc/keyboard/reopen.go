@@ -72,21 +72,11 @@ func (r *Reader) await(was os.FileInfo) bool {
 		case <-t.C:
 		}
 		t.Reset(r.opts.Retry)
-		fi, err := os.Stat(r.opts.Path)
-		if err != nil {
-			vanished = true
-			continue
+		f, ok := r.look(was, &vanished, &last)
+		if r.opts.looked != nil {
+			r.opts.looked()
 		}
-		if !vanished && sameNode(was, fi) {
-			continue
-		}
-		f, err := r.open()
-		if err != nil {
-			if err.Error() != last { // once per distinct reason, not per Retry
-				last = err.Error()
-				r.log.Warn("nfc/keyboard: the reader is back but cannot be used", "err", err)
-				r.setStatus(nfc.Status{State: nfc.StateNoReader, Err: &noReader{msg: err.Error(), cause: err}})
-			}
+		if !ok {
 			continue
 		}
 		r.mu.Lock()
@@ -103,6 +93,29 @@ func (r *Reader) await(was os.FileInfo) bool {
 		r.setStatus(nfc.Status{State: nfc.StateReady, Reader: r.opts.Path})
 		return true
 	}
+}
+
+// look opens the device if it is back: a node that vanished and
+// reappeared, or one that differs from was.
+func (r *Reader) look(was os.FileInfo, vanished *bool, last *string) (*os.File, bool) {
+	fi, err := os.Stat(r.opts.Path)
+	if err != nil {
+		*vanished = true
+		return nil, false
+	}
+	if !*vanished && sameNode(was, fi) {
+		return nil, false
+	}
+	f, err := r.open()
+	if err != nil {
+		if err.Error() != *last { // once per distinct reason, not per Retry
+			*last = err.Error()
+			r.log.Warn("nfc/keyboard: the reader is back but cannot be used", "err", err)
+			r.setStatus(nfc.Status{State: nfc.StateNoReader, Err: &noReader{msg: err.Error(), cause: err}})
+		}
+		return nil, false
+	}
+	return f, true
 }
 
 // sameNode reports whether a and b are one node, unchanged. The inode

@@ -95,7 +95,7 @@ type Agent struct {
 	conns  int
 	msgs   [][]byte
 	done   []Conn
-	sig    changed.Signal // at each upgrade, message and connection end
+	sig    changed.Signal // at each upgrade, message, trickled chunk and connection end
 }
 
 // New returns an agent; o may be nil. An unknown Mode panics: a typo must

@@ -6,8 +6,10 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -252,7 +254,12 @@ func TestControlsCarryTerminalControls(t *testing.T) {
 // client held on after the header.
 func TestHugeFrameDeclaresOneGiB(t *testing.T) {
 	t.Parallel()
-	a, srv := serve(t, HugeFrame)
+	// The agent's clock runs ahead on demand: how long the client held
+	// the frame open is the scenario, not a wait.
+	var ahead atomic.Int64
+	a := New(&Options{Mode: HugeFrame, Now: func() time.Time { return time.Now().Add(time.Duration(ahead.Load())) }})
+	srv := httptest.NewServer(a)
+	t.Cleanup(func() { a.Close(); srv.Close() })
 	c := dialRaw(t, srv)
 	c.start()
 	var h [10]byte
@@ -269,7 +276,12 @@ func TestHugeFrameDeclaresOneGiB(t *testing.T) {
 	if strings.Trim(string(body), "a") != "" {
 		t.Fatal("the body is not the trickle")
 	}
-	time.Sleep(200 * time.Millisecond) // the client holds the huge frame open: the scenario
+	ahead.Add(int64(200 * time.Millisecond)) // the client holds the huge frame open
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := a.Wait(ctx, func() bool { live := a.Live(); return len(live) == 1 && live[0].Trickled >= 16<<10 }); err != nil {
+		t.Fatalf("live connections %+v", a.Live())
+	}
 	if live := a.Live(); len(live) != 1 || live[0].HugeToEnd < 200*time.Millisecond || live[0].Trickled < 16<<10 {
 		t.Fatalf("live connections %+v", live)
 	}

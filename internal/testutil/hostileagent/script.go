@@ -223,6 +223,7 @@ func (s *script) huge() {
 			return
 		}
 		s.st.update(func(c *Conn) { c.Trickled += int64(len(chunk)) })
+		s.a.sig.Notify() // Wait's callers watch the count grow
 	}
 }
 
