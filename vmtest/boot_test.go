@@ -120,18 +120,22 @@ func bootRig(t *testing.T) *rig {
 	os.Unsetenv("ACBRIDGE_VM_PIPE")
 	t.Logf("guest ready in %v", time.Since(start).Round(time.Millisecond))
 	if os.Getenv("ACBRIDGE_VM_SHELL") != "" {
-		// By hand (docs/vm.md): the guest stays up until the test's
-		// -timeout or an interrupt.
-		if os.Getenv("ACBRIDGE_VM_SHELL") == "card" {
-			r.card.Insert(canary1)
-		}
-		fmt.Fprintf(os.Stderr, "guest shell: nc %s\n", strings.Replace(r.vm.Shell, ":", " ", 1))
-		sig := make(chan os.Signal, 1)
-		signal.Notify(sig, os.Interrupt)
-		<-sig
-		t.SkipNow()
+		r.waitShell(t)
 	}
 	return r
+}
+
+// waitShell prints the guest shell's address and keeps the guest up until
+// the test's -timeout or an interrupt (by hand, docs/vm.md).
+func (r *rig) waitShell(t *testing.T) {
+	if os.Getenv("ACBRIDGE_VM_SHELL") == "card" {
+		r.card.Insert(canary1)
+	}
+	fmt.Fprintf(os.Stderr, "guest shell: nc %s\n", strings.Replace(r.vm.Shell, ":", " ", 1))
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, os.Interrupt)
+	<-sig
+	t.SkipNow()
 }
 
 func goBuild(t *testing.T, root, out, pkg string, cgo bool) {

@@ -41,6 +41,13 @@ type Options struct {
 	Pipe      string
 	// Memory in MiB (default 1024).
 	Memory int
+	// Disks are raw images attached as virtio disks, vda first.
+	Disks []string
+	// Append is added to the kernel command line.
+	Append string
+	// Monitor, when set, is a Unix socket path for QEMU's human monitor
+	// (screendump); the guest then also gets a display adapter.
+	Monitor string
 }
 
 // VM is one running guest.
@@ -81,15 +88,23 @@ func Boot(ctx context.Context, o Options) (*VM, error) {
 	}
 	args := []string{
 		"-machine", "q35", "-accel", "tcg", "-cpu", "max", "-smp", "1", "-m", fmt.Sprint(o.Memory),
-		"-nodefaults", "-no-user-config", "-display", "none", "-monitor", "none",
+		"-nodefaults", "-no-user-config", "-display", "none",
 		"-kernel", filepath.Join(o.Prepared, "vmlinuz"), "-initrd", o.Initramfs,
-		"-append", "console=ttyS0 panic=-1 loglevel=4 8250.nr_uarts=2",
+		"-append", strings.TrimSpace("console=ttyS0 panic=-1 loglevel=4 8250.nr_uarts=2 " + o.Append),
 		"-no-reboot",
 		"-serial", "stdio",
 		"-netdev", netdev, "-device", "virtio-net-pci,netdev=n0",
 	}
 	if o.Serial != "" {
 		args = append(args, "-serial", o.Serial)
+	}
+	for i, d := range o.Disks {
+		args = append(args, "-drive", fmt.Sprintf("file=%s,if=virtio,format=raw,index=%d", d, i))
+	}
+	if o.Monitor != "" {
+		args = append(args, "-monitor", "unix:"+o.Monitor+",server=on,wait=off", "-device", "bochs-display")
+	} else {
+		args = append(args, "-monitor", "none")
 	}
 	if o.CardSocket != "" {
 		args = append(args,
@@ -130,7 +145,8 @@ func (vm *VM) readConsole(r io.Reader) {
 		vm.mu.Lock()
 		vm.console.WriteString(line + "\n")
 		vm.mu.Unlock()
-		if !seen && line == ReadyLine {
+		// Under systemd the line comes through journald, after a prefix.
+		if !seen && strings.HasSuffix(line, ReadyLine) {
 			seen = true
 			close(vm.ready)
 		}
