@@ -35,6 +35,9 @@ type rig struct {
 	// ccidAlias1 is canary1's alias through the CCID reader, which every
 	// other reader of the same tag must give too.
 	ccidAlias1 string
+	// debounce is the buttons' configured debounce when not daemonConfig's
+	// 400 ms.
+	debounce time.Duration
 }
 
 // bootRig prepares (or reuses) the kernel pieces, builds the binaries and

@@ -18,7 +18,7 @@
 #
 # ACBRIDGE_VM_FAULT injects one fault into the image, so that a check can be
 # shown to fail (never set by make test):
-#   udev-video      the package's udev rule for video4linux removed
+#   udev-gpio       the package's udev rule for GPIO chips removed
 #   deviceallow-video  DeviceAllow= of char-video4linux dropped from the unit
 set -euo pipefail
 
@@ -157,12 +157,12 @@ chroot "$r" systemctl mask -q apt-daily.timer apt-daily-upgrade.timer unattended
 	systemd-networkd-wait-online.service e2scrub_reap.service 2>/dev/null || true
 
 case ${ACBRIDGE_VM_FAULT:-} in
-"") ;;
-udev-video) sed -i '/SUBSYSTEM=="video4linux"/d' "$r/lib/udev/rules.d/70-acbridge.rules" ;;
+"" | debounce) ;; # debounce is the device tier's (vmtest)
+udev-gpio) sed -i '/SUBSYSTEM=="gpio"/d' "$r/lib/udev/rules.d/70-acbridge.rules" ;;
 deviceallow-video) sed -i '/^DeviceAllow=char-video4linux/d' "$r/lib/systemd/system/acbridge.service" ;;
 *) die "unknown ACBRIDGE_VM_FAULT=$ACBRIDGE_VM_FAULT" ;;
 esac
-[ -z "${ACBRIDGE_VM_FAULT:-}" ] || log "fault injected: $ACBRIDGE_VM_FAULT"
+[ -z "${ACBRIDGE_VM_FAULT:-}" ] || log "ACBRIDGE_VM_FAULT=$ACBRIDGE_VM_FAULT"
 
 # Room for the journal, the keystore and the package's state.
 size=$(($(du -sm "$r" | cut -f1) + 256))
