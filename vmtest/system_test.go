@@ -178,7 +178,8 @@ func (r *rig) unit(t *testing.T, name string, props ...string) map[string]string
 // READY=1 sent) with a main process other than notPID.
 func (r *rig) waitActive(t *testing.T, notPID string, timeout time.Duration) map[string]string {
 	t.Helper()
-	script := fmt.Sprintf(`until [ "$(systemctl show -p ActiveState --value acbridge.service)" = active ] && [ "$(systemctl show -p MainPID --value acbridge.service)" != %q ]; do sleep 0.2; done`, notPID)
+	// One systemctl call for both, so that they are of the same moment.
+	script := fmt.Sprintf(`until s=$(systemctl show -p ActiveState,MainPID acbridge.service) && echo "$s" | grep -qx ActiveState=active && ! echo "$s" | grep -qx MainPID=%s; do sleep 0.2; done`, notPID)
 	rep, err := r.vm.Run(t.Context(), timeout, "sh", "-c", script)
 	if err != nil || rep.Code != 0 {
 		st, _ := r.vm.Run(t.Context(), 10*time.Second, "systemctl", "status", "--no-pager", "-l", "acbridge.service")

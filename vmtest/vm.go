@@ -45,9 +45,6 @@ type Options struct {
 	Disks []string
 	// Append is added to the kernel command line.
 	Append string
-	// Monitor, when set, is a Unix socket path for QEMU's human monitor
-	// (screendump); the guest then also gets a display adapter.
-	Monitor string
 }
 
 // VM is one running guest.
@@ -88,7 +85,7 @@ func Boot(ctx context.Context, o Options) (*VM, error) {
 	}
 	args := []string{
 		"-machine", "q35", "-accel", "tcg", "-cpu", "max", "-smp", "1", "-m", fmt.Sprint(o.Memory),
-		"-nodefaults", "-no-user-config", "-display", "none",
+		"-nodefaults", "-no-user-config", "-display", "none", "-monitor", "none",
 		"-kernel", filepath.Join(o.Prepared, "vmlinuz"), "-initrd", o.Initramfs,
 		"-append", strings.TrimSpace("console=ttyS0 panic=-1 loglevel=4 8250.nr_uarts=2 " + o.Append),
 		"-no-reboot",
@@ -100,11 +97,6 @@ func Boot(ctx context.Context, o Options) (*VM, error) {
 	}
 	for i, d := range o.Disks {
 		args = append(args, "-drive", fmt.Sprintf("file=%s,if=virtio,format=raw,index=%d", d, i))
-	}
-	if o.Monitor != "" {
-		args = append(args, "-monitor", "unix:"+o.Monitor+",server=on,wait=off", "-device", "bochs-display")
-	} else {
-		args = append(args, "-monitor", "none")
 	}
 	if o.CardSocket != "" {
 		args = append(args,
