@@ -148,13 +148,15 @@ EOF
 echo 'SUBSYSTEM=="input", KERNEL=="event*", ATTRS{name}=="acbridge-vm RFID Reader", ENV{ACBRIDGE_BUTTON}="1"' \
 	>"$r/etc/udev/rules.d/60-acbridge-vm.rules"
 echo acbridge-vm >"$r/etc/hostname"
-printf '/dev/vda / ext4 rw 0 1\n/dev/vdb /boot/firmware vfat defaults 0 0\n' >"$r/etc/fstab"
+# udev's coldplug under TCG on a loaded host can take longer than the 90 s
+# systemd waits for a device by default.
+printf '/dev/vda / ext4 rw 0 1\n/dev/vdb /boot/firmware vfat defaults,x-systemd.device-timeout=400 0 0\n' >"$r/etc/fstab"
 mkdir -p "$r/boot/firmware"
 : >"$r/etc/machine-id"
 chroot "$r" systemctl enable -q systemd-networkd acbridge-vm-gpio acbridge-vm-guestd
 # Nothing that waits for a network the guest does not have.
 chroot "$r" systemctl mask -q apt-daily.timer apt-daily-upgrade.timer unattended-upgrades.service \
-	systemd-networkd-wait-online.service e2scrub_reap.service 2>/dev/null || true
+	systemd-networkd-wait-online.service e2scrub_reap.service serial-getty@ttyS0.service getty@tty1.service 2>/dev/null || true
 
 case ${ACBRIDGE_VM_FAULT:-} in
 "" | debounce) ;; # debounce is the device tier's (vmtest)
