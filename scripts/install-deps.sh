@@ -21,7 +21,7 @@ test_pkgs=("${build_pkgs[@]}" pcscd vsmartcard-vpcd pcsc-tools systemd procps so
 command -v npm >/dev/null || test_pkgs+=(npm)
 # vm: make test-vm's QEMU, the guest's busybox, and the tools that unpack
 # Debian's kernel and build gpio-sim against its headers.
-vm_pkgs=("${build_pkgs[@]}" pcscd libccid libasound2 alsa-utils qemu-system-x86 busybox-static cpio kmod make)
+vm_pkgs=("${build_pkgs[@]}" pcscd libccid libasound2 alsa-utils qemu-system-x86 busybox-static cpio kmod make debootstrap e2fsprogs dosfstools mtools)
 bench_pkgs=("${test_pkgs[@]}" imagemagick mate-backgrounds time espeak-ng libvips-tools butteraugli)
 
 case "${1:-test}" in

@@ -35,6 +35,11 @@ type rig struct {
 	// ccidAlias1 is canary1's alias through the CCID reader, which every
 	// other reader of the same tag must give too.
 	ccidAlias1 string
+	// debounce is the buttons' configured debounce when not daemonConfig's
+	// 400 ms.
+	debounce time.Duration
+	// failLog is a guest command whose output a failed test logs.
+	failLog []string
 }
 
 // bootRig prepares (or reuses) the kernel pieces, builds the binaries and
@@ -50,24 +55,7 @@ func bootRig(t *testing.T) *rig {
 	if _, err := os.Stat("/bin/busybox"); err != nil {
 		needs.Unavailable(t, "busybox not found: apt-get install busybox-static")
 	}
-	root, err := filepath.Abs("..")
-	if err != nil {
-		t.Fatal(err)
-	}
-	prep := exec.Command(filepath.Join(root, "scripts/vm/prepare.sh"))
-	prep.Stderr = os.Stderr
-	out, err := prep.Output()
-	if err != nil {
-		needs.Unavailable(t, "scripts/vm/prepare.sh failed: "+err.Error())
-	}
-	prepared := strings.TrimSpace(string(out))
-
-	// Unix socket paths are limited to 108 bytes; t.TempDir can be longer.
-	work, err := os.MkdirTemp("", "acbridge-vm-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(work) })
+	root, prepared, work := prepare(t)
 	acb := os.Getenv("ACBRIDGE_BIN")
 	if acb == "" {
 		acb = filepath.Join(work, "acbridge")
@@ -81,33 +69,63 @@ func bootRig(t *testing.T) *rig {
 	}
 
 	r := &rig{}
-	r.card, err = ListenCard(filepath.Join(work, "card.sock"))
+	r.pn532 = pn532test.Start(t)
+	r.boot(t, work, Options{Prepared: prepared, Initramfs: initrd, Serial: r.pn532.Path}, 90*time.Second)
+	return r
+}
+
+// prepare runs scripts/vm/prepare.sh (the kernel's pieces, cached) and
+// makes the run's work directory: the checkout, the prepared directory and
+// the work directory.
+func prepare(t *testing.T) (root, prepared, work string) {
+	t.Helper()
+	root, err := filepath.Abs("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	prep := exec.Command(filepath.Join(root, "scripts/vm/prepare.sh"))
+	prep.Stderr = os.Stderr
+	out, err := prep.Output()
+	if err != nil {
+		needs.Unavailable(t, "scripts/vm/prepare.sh failed: "+err.Error())
+	}
+	// Unix socket paths are limited to 108 bytes; t.TempDir can be longer.
+	work, err = os.MkdirTemp("", "acbridge-vm-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(work) })
+	return root, strings.TrimSpace(string(out)), work
+}
+
+// boot starts the host's peers every guest meets (the card behind the
+// CCID reader, the reference agent) and boots o with them, within timeout.
+func (r *rig) boot(t *testing.T, work string, o Options, timeout time.Duration) {
+	t.Helper()
+	var err error
+	o.CardSocket = filepath.Join(work, "card.sock")
+	r.card, err = ListenCard(o.CardSocket)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { r.card.Close() })
 	r.agent = startHostAgent(t)
-	self, err := os.Executable()
-	if err != nil {
+	o.AgentAddr = r.agent.addr
+	if o.Pipe, err = os.Executable(); err != nil {
 		t.Fatal(err)
 	}
 	// The guestfwd command inherits QEMU's environment.
 	t.Setenv("ACBRIDGE_VM_PIPE", r.agent.addr)
-	r.pn532 = pn532test.Start(t)
-
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	start := time.Now()
-	r.vm, err = Boot(ctx, Options{
-		Prepared:   prepared,
-		Initramfs:  initrd,
-		CardSocket: filepath.Join(work, "card.sock"),
-		Serial:     r.pn532.Path,
-		AgentAddr:  r.agent.addr,
-		Pipe:       self,
-	})
+	r.vm, err = Boot(ctx, o)
 	if r.vm != nil {
 		t.Cleanup(func() {
+			if t.Failed() && len(r.failLog) > 0 {
+				out, _ := r.vm.Run(context.Background(), 20*time.Second, r.failLog...)
+				t.Logf("guest %q:\n%s", r.failLog, out.Stdout)
+			}
 			r.vm.Close()
 			if t.Failed() {
 				t.Logf("guest console:\n%s", r.vm.Console())
@@ -120,18 +138,21 @@ func bootRig(t *testing.T) *rig {
 	os.Unsetenv("ACBRIDGE_VM_PIPE")
 	t.Logf("guest ready in %v", time.Since(start).Round(time.Millisecond))
 	if os.Getenv("ACBRIDGE_VM_SHELL") != "" {
-		// By hand (docs/vm.md): the guest stays up until the test's
-		// -timeout or an interrupt.
-		if os.Getenv("ACBRIDGE_VM_SHELL") == "card" {
-			r.card.Insert(canary1)
-		}
-		fmt.Fprintf(os.Stderr, "guest shell: nc %s\n", strings.Replace(r.vm.Shell, ":", " ", 1))
-		sig := make(chan os.Signal, 1)
-		signal.Notify(sig, os.Interrupt)
-		<-sig
-		t.SkipNow()
+		r.waitShell(t)
 	}
-	return r
+}
+
+// waitShell prints the guest shell's address and keeps the guest up until
+// the test's -timeout or an interrupt (by hand, docs/vm.md).
+func (r *rig) waitShell(t *testing.T) {
+	if os.Getenv("ACBRIDGE_VM_SHELL") == "card" {
+		r.card.Insert(canary1)
+	}
+	fmt.Fprintf(os.Stderr, "guest shell: nc %s\n", strings.Replace(r.vm.Shell, ":", " ", 1))
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, os.Interrupt)
+	<-sig
+	t.SkipNow()
 }
 
 func goBuild(t *testing.T, root, out, pkg string, cgo bool) {

@@ -34,7 +34,7 @@ func TestDeviceTier(t *testing.T) {
 	t.Run("daemon", r.testDaemon)
 	t.Run("accept", r.testAccept)
 	t.Run("audio", r.testAudio)
-	t.Run("no-canary", r.testNoCanary)
+	t.Run("no-canary", r.noCanary("cat /tmp/*.log; dmesg"))
 }
 
 // devicesJSON is `acbridge devices --json`: each device is its name and
@@ -201,11 +201,15 @@ func hexs(b []byte) string {
 	return string(out)
 }
 
-func (r *rig) testNoCanary(t *testing.T) {
-	r.checkNoCanary(t, "guest console", r.vm.Console())
-	r.checkNoCanary(t, "host agent log", r.agent.log.String())
-	rep := r.run(t, 10*time.Second, "sh", "-c", "cat /tmp/*.log; dmesg")
-	r.checkNoCanary(t, "guest logs and dmesg", rep.Stdout)
+// noCanary checks the console, the agent's log and the guest's logs and
+// dmesg, which the shell command logs prints, for any canary UID.
+func (r *rig) noCanary(logs string) func(*testing.T) {
+	return func(t *testing.T) {
+		r.checkNoCanary(t, "guest console", r.vm.Console())
+		r.checkNoCanary(t, "host agent log", r.agent.log.String())
+		rep := r.run(t, 30*time.Second, "sh", "-c", logs)
+		r.checkNoCanary(t, "guest logs and dmesg", rep.Stdout)
+	}
 }
 
 func (r *rig) testPhoto(t *testing.T) {

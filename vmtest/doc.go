@@ -10,4 +10,10 @@
 //
 // The guest's side is guestd (vmtest/guestd); BuildInitramfs packs it with
 // acbridge, busybox and pcscd, Boot starts QEMU and VM.Run runs commands.
+//
+// The system tier (TestSystemTier) boots the amd64 package installed in a
+// Debian 12 root with systemd as PID 1 (scripts/vm/system.sh makes its
+// disks) and checks the unit, udev rules, polkit rule, provisioning and
+// watchdog that the package ships, as the design notes' deployment part
+// describes them, with guestd running as a unit beside acbridge.service.
 package vmtest

@@ -41,6 +41,10 @@ type Options struct {
 	Pipe      string
 	// Memory in MiB (default 1024).
 	Memory int
+	// Disks are raw images attached as virtio disks, vda first.
+	Disks []string
+	// Append is added to the kernel command line.
+	Append string
 }
 
 // VM is one running guest.
@@ -83,13 +87,16 @@ func Boot(ctx context.Context, o Options) (*VM, error) {
 		"-machine", "q35", "-accel", "tcg", "-cpu", "max", "-smp", "1", "-m", fmt.Sprint(o.Memory),
 		"-nodefaults", "-no-user-config", "-display", "none", "-monitor", "none",
 		"-kernel", filepath.Join(o.Prepared, "vmlinuz"), "-initrd", o.Initramfs,
-		"-append", "console=ttyS0 panic=-1 loglevel=4 8250.nr_uarts=2",
+		"-append", strings.TrimSpace("console=ttyS0 panic=-1 loglevel=4 8250.nr_uarts=2 " + o.Append),
 		"-no-reboot",
 		"-serial", "stdio",
 		"-netdev", netdev, "-device", "virtio-net-pci,netdev=n0",
 	}
 	if o.Serial != "" {
 		args = append(args, "-serial", o.Serial)
+	}
+	for i, d := range o.Disks {
+		args = append(args, "-drive", fmt.Sprintf("file=%s,if=virtio,format=raw,index=%d", d, i))
 	}
 	if o.CardSocket != "" {
 		args = append(args,
@@ -130,7 +137,8 @@ func (vm *VM) readConsole(r io.Reader) {
 		vm.mu.Lock()
 		vm.console.WriteString(line + "\n")
 		vm.mu.Unlock()
-		if !seen && line == ReadyLine {
+		// Under systemd the line comes through journald, after a prefix.
+		if !seen && strings.HasSuffix(line, ReadyLine) {
 			seen = true
 			close(vm.ready)
 		}
