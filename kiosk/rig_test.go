@@ -41,6 +41,7 @@ type rig struct {
 	reader *nfctest.Reader
 	out    *bridgetest.Transcript
 	log    *bridgetest.Transcript
+	alog   *bridgetest.Transcript // the agent's log
 	agent  *agent.Agent
 	srv    *http.Server
 	cam    *camera.Device
@@ -59,12 +60,12 @@ func newRig(t *testing.T) *rig {
 // (nil: none).
 func newRigWith(t *testing.T, ko *kiosk.Options, physical button.Source) *rig {
 	t.Helper()
-	r := &rig{t: t, out: &bridgetest.Transcript{}, log: &bridgetest.Transcript{}, done: make(chan error, 1), kdone: make(chan error, 1)}
+	r := &rig{t: t, out: &bridgetest.Transcript{}, log: &bridgetest.Transcript{}, alog: &bridgetest.Transcript{}, done: make(chan error, 1), kdone: make(chan error, 1)}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, err := agent.New(&agent.Options{Physical: true})
+	a, err := agent.New(&agent.Options{Physical: true, Logger: logTo(r.alog)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,6 +110,7 @@ func newRigWith(t *testing.T, ko *kiosk.Options, physical button.Source) *rig {
 			r.kiosk.Display(n)
 		},
 		SentRef: r.kiosk.Mask,
+		Context: r.kiosk.Context,
 		Logger:  logger,
 	})
 	ctx, cancel := context.WithCancel(context.Background())

@@ -1,0 +1,63 @@
+package kiosk_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/agentcall/acbridge/kiosk"
+	"github.com/agentcall/acbridge/protocol"
+)
+
+// TestLanguageToAgent: the language a visitor chooses on the page reaches
+// the reference agent as an AG-UI Context entry with their typed turns and
+// their scans, and the kiosk returns to its default language when the
+// session ends (here: the agent goes away).
+func TestLanguageToAgent(t *testing.T) {
+	r := newRigWith(t, &kiosk.Options{TextBox: true, Languages: []string{"en", "de"}}, nil)
+	tok := kioskToken(t, r.kiosk)
+	st := frontPage(t, r.kiosk, tok)
+	defer st.close()
+	say := func(text string) {
+		t.Helper()
+		if code, v := post(t, r.kiosk, "/api/say", tok, fmt.Sprintf(`{"page":%q,"text":%q,"visible":true,"focused":true}`, st.page, text), nil); code != 200 {
+			t.Fatalf("say: %d %v", code, v)
+		}
+	}
+	say("hello")
+	waitAgent(t, r, "lang=en", 1)
+
+	if code, v := post(t, r.kiosk, "/api/lang", tok, fmt.Sprintf(`{"page":%q,"lang":"de"}`, st.page), nil); code != 200 {
+		t.Fatalf("choosing German: %d %v", code, v)
+	}
+	r.waitOut("agent: I identify", 1) // the first answer is done: the agent takes the next turn
+	say("was ist das?")
+	waitAgent(t, r, "lang=de", 1)
+	if code, v := post(t, r.kiosk, "/api/press", tok, press(st.page, "scan", "tap", true, true), nil); code != 200 {
+		t.Fatalf("scan: %d %v", code, v)
+	}
+	r.waitOut("[reader armed", 1)
+	r.reader.Tap(canaryUID)
+	waitAgent(t, r, "lang=de", 2) // the observation carried it too
+	r.reader.Remove()
+
+	// The session ends: the next visitor starts in the default language.
+	r.agent.Close()
+	r.waitOut("[not connected", 1)
+	if got := r.kiosk.Context(); len(got) != 1 || got[0].Description != protocol.ContextLanguage || got[0].Value != "en" {
+		t.Errorf("context after the session: %+v", got)
+	}
+	st.until(t, func(v map[string]any) bool { return v["lang"] == "en" })
+	r.checkNoCanary(r.alog.String())
+}
+
+// waitAgent waits until the agent's log has n× sub.
+func waitAgent(t *testing.T, r *rig, sub string, n int) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	defer cancel()
+	if err := r.alog.Wait(ctx, sub, n); err != nil {
+		t.Fatalf("timed out waiting for %d× %q in the agent's log:\n%s", n, sub, r.alog.String())
+	}
+}
