@@ -204,7 +204,7 @@ func TestSpeechMode(t *testing.T) {
 	s.Display(notice.Notice{Kind: notice.Armed, Control: "talk"})
 	s.Display(notice.Notice{Kind: notice.Sent, Control: "talk"})
 	got := waitSaid(t, said, "Gesprochen")
-	for _, want := range []string{"Der Assistent bittet: Tap to collect. Drücken Sie: Etikett scannen.", "Etikettenleser an — halten Sie jetzt ein Etikett daran. Der Leser wartet 15 Sekunden;",
+	for _, want := range []string{"Der Assistent bittet: Tap to collect. Drücken Sie: Etikett scannen.", "Etikettenleser an — halten Sie jetzt ein Etikett daran. Der Leser wartet 15 Sekunden. Für mehr Zeit",
 		"Etikett gesendet", "Assistent: Das ist ein Router.", "Foto wird gemacht", "Foto gesendet", "Halten Sie Sprechen gedrückt",
 		"Ich höre zu"} {
 		if !strings.Contains(got, want) {

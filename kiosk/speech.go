@@ -147,7 +147,7 @@ func spokenChange(before, after view) string {
 	if p := after.Prompt; p != nil && (before.Prompt == nil || *before.Prompt != *p) {
 		add(after.Words["prompt.heading"]+": "+p.Text, after.Words["prompt.press"]+" "+p.Label+".")
 	}
-	if a := after.Armed; a != nil && (before.Armed == nil || before.Armed.Control != a.Control) {
+	if a := after.Armed; a != nil && (before.Armed == nil || before.Armed.Control != a.Control || before.Armed.Extended != a.Extended) {
 		add(a.Text)
 	}
 	if after.Listening != "" && before.Listening == "" {

@@ -32,6 +32,7 @@ type state struct {
 	talk      string // "" (no microphone in this session), "hold" or "press"
 	armed     string // control whose collection runs
 	armedFor  int    // seconds the reader waits for a tag, when known
+	extended  int    // times the visitor gave the reader more time
 	listening bool   // the microphone is open for a turn or an engagement
 	prompt    *prompt
 	answering bool // the agent is writing an answer
@@ -122,6 +123,9 @@ type connView struct {
 type armedView struct {
 	Control string `json:"control"`
 	Text    string `json:"text"`
+	// Extended counts the visitor's extensions of the reader's time: each
+	// is announced again.
+	Extended int `json:"extended"`
 }
 
 // armedWindow finds the reader's time limit in the bridge's words.
@@ -214,6 +218,11 @@ func (s *state) apply(n notice.Notice, now time.Time) {
 			s.listening = true
 			return
 		}
+		if n.Control == button.Scan && s.armed == button.Scan {
+			s.extended++ // SCAN pressed while the reader waits
+		} else {
+			s.extended = 0
+		}
 		s.armed, s.armedFor = n.Control, 0
 		// The time limit is said, with what to do when it runs out
 		// (WCAG 2.2.1): the bridge's words carry the window ("for 15s").
@@ -263,8 +272,11 @@ func (s *state) apply(n notice.Notice, now time.Time) {
 		}
 	case notice.Refused:
 		key := "note.refused"
-		if n.Text == notice.NotConnected || strings.HasPrefix(n.Text, "not connected") {
+		switch {
+		case n.Text == notice.NotConnected || strings.HasPrefix(n.Text, "not connected"):
 			key = "note.notready"
+		case strings.Contains(n.Text, "cannot be extended"):
+			key = "note.noextend"
 		}
 		s.add("info", now).key = key
 	case notice.Info:
@@ -381,8 +393,11 @@ func (s *state) view() view {
 		v.Camera = "ready"
 	}
 	if s.armed != "" {
-		v.Armed = &armedView{Control: s.armed, Text: w.T("armed." + s.armed)}
-		if s.armedFor > 0 {
+		v.Armed = &armedView{Control: s.armed, Text: w.T("armed." + s.armed), Extended: s.extended}
+		switch {
+		case s.armedFor > 0 && s.extended > 0:
+			v.Armed.Text += " " + w.p.Sprintf("armed.more", s.armedFor)
+		case s.armedFor > 0:
 			v.Armed.Text += " " + w.p.Sprintf("armed.time", s.armedFor)
 		}
 		switch s.armed {

@@ -147,7 +147,7 @@
     if (v.armed) {
       const t = v.armed.text;
       $('armed-text').textContent = t;
-      if (!last.armed) say('alert', t);
+      if (!last.armed || last.armed.extended !== v.armed.extended) say('alert', t);
     }
 
     // The microphone, open for exactly a turn or an engagement
