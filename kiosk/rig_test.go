@@ -57,15 +57,20 @@ func newRig(t *testing.T) *rig {
 }
 
 // newRigWith is newRig with the kiosk's options and physical buttons
-// (nil: none).
-func newRigWith(t *testing.T, ko *kiosk.Options, physical button.Source) *rig {
+// (nil: none); setup may change the agent's and the bridge's options.
+func newRigWith(t *testing.T, ko *kiosk.Options, physical button.Source, setup ...func(*agent.Options, *bridge.Options)) *rig {
 	t.Helper()
 	r := &rig{t: t, out: &bridgetest.Transcript{}, log: &bridgetest.Transcript{}, alog: &bridgetest.Transcript{}, done: make(chan error, 1), kdone: make(chan error, 1)}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, err := agent.New(&agent.Options{Physical: true, Logger: logTo(r.alog)})
+	ao := &agent.Options{Physical: true, Logger: logTo(r.alog)}
+	var bo bridge.Options
+	for _, f := range setup {
+		f(ao, &bo)
+	}
+	a, err := agent.New(ao)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,6 +102,8 @@ func newRigWith(t *testing.T, ko *kiosk.Options, physical button.Source) *rig {
 	}
 	r.btns = r.kiosk.Watch(button.Merge(srcs...))
 	b := bridge.New(bridge.Options{
+		Mic:      bo.Mic,
+		Speaker:  bo.Speaker,
 		AgentURL: base,
 		Policy:   &client.Policy{AllowInsecureLocal: true},
 		Reader:   r.reader,

@@ -183,6 +183,11 @@ func (s *Server) sayScreenLocked() {
 	if e := lastAgent(v.Entries); e != nil {
 		parts = append(parts, v.Words["who.agent"]+": "+e.Text)
 	}
+	if s.st.talk != "" {
+		// How to talk was shown before speech was on: a person who cannot
+		// see the screen would never learn that Talk works.
+		parts = append(parts, wordsFor(v.Lang).T("hint.talk."+s.st.talk))
+	}
 	s.voice.say(strings.Join(slices.DeleteFunc(parts, func(p string) bool { return p == "" }), " "), v.Lang)
 }
 

@@ -12,8 +12,8 @@ import (
 // TestSpokenSession is a visitor who cannot see the screen, with the
 // physical buttons only: a long press turns speech mode on, then a scan
 // and a photo with the reference agent; what the TTS command was given is
-// checked; the page plays no part. (No spoken turn: the reference agent here speaks text over
-// WebSocket, with no voice session.)
+// checked; the page plays no part. The spoken turn is TestSpokenTalkTurn,
+// with an agent that owns voice.
 func TestSpokenSession(t *testing.T) {
 	said := filepath.Join(t.TempDir(), "said")
 	phys := button.NewDebouncer(&button.Options{Debounce: -1, LongPress: -1})
