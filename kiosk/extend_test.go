@@ -2,7 +2,6 @@ package kiosk_test
 
 import (
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -16,10 +15,7 @@ import (
 // said aloud, up to a bound that is said too; then a tag still goes
 // through. Physical buttons only, in speech mode, with the real bridge.
 func TestScanTimeExtended(t *testing.T) {
-	said := filepath.Join(t.TempDir(), "said")
-	phys := button.NewDebouncer(&button.Options{Debounce: -1, LongPress: -1})
-	r := newRigWith(t, &kiosk.Options{Speech: true,
-		SpeechCommand: []string{"sh", "-c", `{ printf '%s|' "$ACBRIDGE_SPEECH_LANG"; cat; echo; } >> "$0"`, said}}, phys)
+	r, said, phys := spokenRig(t, &kiosk.Options{})
 
 	phys.Tap(button.Scan, true) // long: speech mode, and the reader waits
 	waitSaid(t, said, "The reader waits 5 seconds. For more time, press Scan a tag again.")

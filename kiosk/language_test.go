@@ -1,10 +1,8 @@
 package kiosk_test
 
 import (
-	"context"
 	"fmt"
 	"testing"
-	"time"
 
 	"github.com/agentcall/acbridge/kiosk"
 	"github.com/agentcall/acbridge/protocol"
@@ -55,9 +53,5 @@ func TestLanguageToAgent(t *testing.T) {
 // waitAgent waits until the agent's log has n× sub.
 func waitAgent(t *testing.T, r *rig, sub string, n int) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
-	defer cancel()
-	if err := r.alog.Wait(ctx, sub, n); err != nil {
-		t.Fatalf("timed out waiting for %d× %q in the agent's log:\n%s", n, sub, r.alog.String())
-	}
+	waitIn(t, r.alog, "the agent's log", sub, n)
 }

@@ -176,7 +176,7 @@ func TestSpeechMode(t *testing.T) {
 	dir := t.TempDir()
 	said := filepath.Join(dir, "said")
 	// The TTS command's input, one utterance a line, with its language.
-	cmd := []string{"sh", "-c", `{ printf '%s|' "$ACBRIDGE_SPEECH_LANG"; cat; echo; } >> "$0"`, said}
+	cmd := ttsTo(said)
 	s := startKiosk(t, &kiosk.Options{Speech: true, SpeechCommand: cmd, Language: "de", Languages: []string{"de", "en"}, Title: "Werkstatt"})
 	s.Display(notice.Notice{Kind: notice.Connected, Text: "https://agent.example", Modalities: []protocol.Modality{protocol.NFC, protocol.Photo}})
 	s.Display(notice.Notice{Kind: notice.Prompt, Text: "Tap to collect.", Control: "scan"})

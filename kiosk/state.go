@@ -126,6 +126,13 @@ type armedView struct {
 	// Extended counts the visitor's extensions of the reader's time: each
 	// is announced again.
 	Extended int `json:"extended"`
+	// Seconds is the window the reader waits from this arming or
+	// extension (0: no limit known); the page counts it down in Left's
+	// words, "{n}" standing for the seconds left. The countdown is shown,
+	// not said: Text says the limit once, and a voice counting would
+	// drown everything else.
+	Seconds int    `json:"seconds"`
+	Left    string `json:"left,omitempty"`
 }
 
 // armedWindow finds the reader's time limit in the bridge's words.
@@ -393,7 +400,10 @@ func (s *state) view() view {
 		v.Camera = "ready"
 	}
 	if s.armed != "" {
-		v.Armed = &armedView{Control: s.armed, Text: w.T("armed." + s.armed), Extended: s.extended}
+		v.Armed = &armedView{Control: s.armed, Text: w.T("armed." + s.armed), Extended: s.extended, Seconds: s.armedFor}
+		if s.armedFor > 0 {
+			v.Armed.Left = w.T("armed.left")
+		}
 		switch {
 		case s.armedFor > 0 && s.extended > 0:
 			v.Armed.Text += " " + w.p.Sprintf("armed.more", s.armedFor)

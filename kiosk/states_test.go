@@ -39,7 +39,7 @@ var states = []pageState{
 	}, `!document.getElementById('btn-talk').disabled`},
 	{"reader-on", func(s *kiosk.Server) {
 		s.Display(notice.Notice{Kind: notice.Armed, Control: button.Scan, Text: "reader armed for 15s: tap a tag"})
-	}, `!document.getElementById('armed').hidden`},
+	}, `!document.getElementById('armed').hidden && /(^|\D)1[0-5](\D|$)/.test(document.getElementById('armed-left').textContent)`}, // counting down from 15
 	{"answer", func(s *kiosk.Server) {
 		s.Display(notice.Notice{Kind: notice.Sent, Control: button.Scan})
 		s.Display(notice.Notice{Kind: notice.User, Text: "What is this?"})

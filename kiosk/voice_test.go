@@ -1,7 +1,6 @@
 package kiosk_test
 
 import (
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -21,13 +20,9 @@ import (
 // TTS command was given is checked (the hint, listening, spoken, the
 // agent's answer).
 func TestSpokenTalkTurn(t *testing.T) {
-	said := filepath.Join(t.TempDir(), "said")
 	heard := make(chan agent.AudioTurn, 1)
 	packets := make(chan struct{}, 256)
-	phys := button.NewDebouncer(&button.Options{Debounce: -1, LongPress: -1})
-	var speaker *audiotest.Recorder
-	r := newRigWith(t, &kiosk.Options{Speech: true, Language: "es", Languages: []string{"en", "es"},
-		SpeechCommand: []string{"sh", "-c", `{ printf '%s|' "$ACBRIDGE_SPEECH_LANG"; cat; echo; } >> "$0"`, said}}, phys,
+	r, said, phys := spokenRig(t, &kiosk.Options{Language: "es", Languages: []string{"en", "es"}},
 		func(ao *agent.Options, bo *bridge.Options) {
 			ao.Transport = "webrtc"
 			ao.OnAudioTurn = func(a agent.AudioTurn) { heard <- a }
@@ -44,8 +39,7 @@ func TestSpokenTalkTurn(t *testing.T) {
 				t.Fatal(err)
 			}
 			t.Cleanup(func() { mic.Close() })
-			speaker = audiotest.NewRecorder()
-			bo.Mic, bo.Speaker = mic, speaker
+			bo.Mic, bo.Speaker = mic, audiotest.NewRecorder()
 		})
 	r.waitOut("[hold TALK", 1)
 
