@@ -11,7 +11,7 @@ import (
 )
 
 // TestScanTimeExtended: the reader's time limit is said with how to get
-// more; a press of SCAN while the reader waits gives it the window again,
+// more, and again shortly before it ends; a press of SCAN while the reader waits gives it the window again,
 // said aloud, up to a bound that is said too; then a tag still goes
 // through. Physical buttons only, in speech mode, with the real bridge.
 func TestScanTimeExtended(t *testing.T) {
@@ -19,6 +19,8 @@ func TestScanTimeExtended(t *testing.T) {
 
 	phys.Tap(button.Scan, true) // long: speech mode, and the reader waits
 	waitSaid(t, said, "The reader waits 5 seconds. For more time, press Scan a tag again.")
+	// Before the window ends, the warning, with what to do.
+	waitSaid(t, said, "2 seconds left. For more time, press Scan a tag now.")
 	for i := 1; i <= 3; i++ {
 		phys.Tap(button.Scan, false)
 		r.waitOut("[reader armed for 5s more", i)

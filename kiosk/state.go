@@ -33,6 +33,7 @@ type state struct {
 	armed     string // control whose collection runs
 	armedFor  int    // seconds the reader waits for a tag, when known
 	extended  int    // times the visitor gave the reader more time
+	armings   int    // Armed notices so far: which arming a warning is for
 	listening bool   // the microphone is open for a turn or an engagement
 	prompt    *prompt
 	answering bool // the agent is writing an answer
@@ -231,6 +232,7 @@ func (s *state) apply(n notice.Notice, now time.Time) {
 			s.extended = 0
 		}
 		s.armed, s.armedFor = n.Control, 0
+		s.armings++
 		// The time limit is said, with what to do when it runs out
 		// (WCAG 2.2.1): the bridge's words carry the window ("for 15s").
 		if m := armedWindow.FindStringSubmatch(n.Text); m != nil && n.Control == button.Scan {
