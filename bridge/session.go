@@ -79,7 +79,7 @@ func (b *Bridge) session(ctx context.Context) (established bool, err error) {
 	b.state(State{Connected: true, Agent: ag.Origin, Modalities: s.Negotiated()})
 	b.log.Info("agent session established", "agent", ag.Origin, "transport", ag.Card.Params.AGUI.Transport,
 		"offered", mods, "negotiated", s.Negotiated(), "requestable", s.Requestable())
-	b.printAndDisplay(notice.Notice{Kind: notice.Connected, Text: ag.Origin, Modalities: s.Negotiated()})
+	b.printAndDisplay(notice.Notice{Kind: notice.Connected, Text: ag.Origin, Modalities: s.Negotiated(), AgentVoice: rtc != nil && !c.speakText})
 	c.sayUnavailable(rtc != nil)
 	if rtc != nil {
 		if err := c.startVoice(rtc); err != nil {

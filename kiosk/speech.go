@@ -127,12 +127,13 @@ func (s *Server) sayChangeLocked(before view) {
 		return
 	}
 	after := s.st.view()
-	s.voice.say(spokenChange(before, after), after.Lang)
+	s.voice.say(spokenChange(before, after, s.st.voiced), after.Lang)
 }
 
 // spokenChange is what a person who cannot see the screen needs to hear of
-// the change from before to after: new states and finished lines.
-func spokenChange(before, after view) string {
+// the change from before to after: new states and finished lines; the
+// agent's answers only when it does not speak them itself (voiced).
+func spokenChange(before, after view, voiced bool) string {
 	var out []string
 	add := func(s ...string) {
 		for _, t := range s {
@@ -163,7 +164,9 @@ func spokenChange(before, after view) string {
 		}
 		switch e.Who {
 		case "agent":
-			add(after.Words["who.agent"] + ": " + e.Text)
+			if !voiced {
+				add(after.Words["who.agent"] + ": " + e.Text)
+			}
 		case "failure":
 			add(after.Words["who.failure"]+":", e.Text)
 		default:

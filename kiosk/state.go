@@ -43,6 +43,7 @@ type state struct {
 	refs      refMask // the aliases this kiosk sent, masked wherever echoed
 	lang      string  // the visitor's language for this session
 	speech    bool    // speech mode is on for this session
+	voiced    bool    // the agent speaks its answers itself
 	site      site
 }
 
@@ -179,6 +180,7 @@ func (s *state) apply(n notice.Notice, now time.Time) {
 		// should not read it.
 		s.endSession()
 		s.conn, s.whyCode = "connected", ""
+		s.voiced = n.AgentVoice
 		for _, m := range n.Modalities {
 			switch m {
 			case protocol.NFC:
