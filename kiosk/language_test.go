@@ -2,6 +2,7 @@ package kiosk_test
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/agentcall/acbridge/kiosk"
@@ -23,15 +24,24 @@ func TestLanguageToAgent(t *testing.T) {
 			t.Fatalf("say: %d %v", code, v)
 		}
 	}
+	// answered waits until the page shows the agent's n-th answer finished:
+	// a turn typed while the agent answers would be refused.
+	answered := func(n int) {
+		t.Helper()
+		st.until(t, func(v map[string]any) bool {
+			return v["answering"] == false && strings.Count(fmt.Sprint(v["entries"]), "who:agent") >= n
+		})
+	}
 	say("hello")
 	waitAgent(t, r, "lang=en", 1)
+	answered(1)
 
 	if code, v := post(t, r.kiosk, "/api/lang", tok, fmt.Sprintf(`{"page":%q,"lang":"de"}`, st.page), nil); code != 200 {
 		t.Fatalf("choosing German: %d %v", code, v)
 	}
-	r.waitOut("agent: I identify", 1) // the first answer is done: the agent takes the next turn
 	say("was ist das?")
 	waitAgent(t, r, "lang=de", 1)
+	answered(2)
 	if code, v := post(t, r.kiosk, "/api/press", tok, press(st.page, "scan", "tap", true, true), nil); code != 200 {
 		t.Fatalf("scan: %d %v", code, v)
 	}
