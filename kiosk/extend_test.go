@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentcall/acbridge/agent"
+	"github.com/agentcall/acbridge/bridge"
 	"github.com/agentcall/acbridge/button"
 	"github.com/agentcall/acbridge/kiosk"
 )
@@ -15,25 +17,27 @@ import (
 // said aloud, up to a bound that is said too; then a tag still goes
 // through. Physical buttons only, in speech mode, with the real bridge.
 func TestScanTimeExtended(t *testing.T) {
-	r, said, phys := spokenRig(t, &kiosk.Options{})
+	// A window long enough that a loaded machine still presses in time
+	// after the warning, which comes at its half.
+	r, said, phys := spokenRig(t, &kiosk.Options{}, func(_ *agent.Options, bo *bridge.Options) { bo.Window = 12 * time.Second })
 
 	phys.Tap(button.Scan, true) // long: speech mode, and the reader waits
-	waitSaid(t, said, "The reader waits 5 seconds. For more time, press Scan a tag again.")
+	waitSaid(t, said, "The reader waits 12 seconds. For more time, press Scan a tag again.")
 	// Before the window ends, the warning, with what to do.
-	waitSaid(t, said, "2 seconds left. For more time, press Scan a tag now.")
+	waitSaid(t, said, "6 seconds left. For more time, press Scan a tag now.")
 	for i := 1; i <= 3; i++ {
 		phys.Tap(button.Scan, false)
-		r.waitOut("[reader armed for 5s more", i)
+		r.waitOut("[reader armed for 12s more", i)
 	}
 	// Said once per extension (one utterance may join several).
-	waitSaidCount(t, said, "The reader waits 5 seconds more.", 3)
+	waitSaidCount(t, said, "The reader waits 12 seconds more.", 3)
 	phys.Tap(button.Scan, false) // a fourth time: the bound
 	r.waitOut("cannot be extended", 1)
 	waitSaid(t, said, "The reader cannot wait any longer.")
 	r.reader.Tap(canaryUID)
 	waitSaid(t, said, "Tag sent")
 	r.reader.Remove()
-	if n := strings.Count(r.out.String(), "[reader armed for 5s:"); n != 1 {
+	if n := strings.Count(r.out.String(), "[reader armed for 12s:"); n != 1 {
 		t.Errorf("the reader was armed %d times, want once (extensions are not new scans)", n)
 	}
 }

@@ -1,6 +1,7 @@
 package kiosk_test
 
 import (
+	"cmp"
 	"context"
 	"io"
 	"log/slog"
@@ -110,7 +111,7 @@ func newRigWith(t *testing.T, ko *kiosk.Options, physical button.Source, setup .
 		Camera:   station.PhotoOf(r.cam),
 		Buttons:  r.btns,
 		Texts:    r.kiosk.Texts(),
-		Window:   5 * time.Second,
+		Window:   cmp.Or(bo.Window, 5*time.Second),
 		Out:      r.out,
 		Display: func(n notice.Notice) {
 			r.out.Display(n)
