@@ -144,9 +144,11 @@ func (c *conversation) handle(m *protocol.ClientMessage) {
 		c.log.Info("agent: session started", "negotiated", c.sess.Negotiated(), "requestable", c.sess.Requestable())
 		c.emit(protocol.Event{Type: protocol.EventSessionEstablished})
 	case protocol.TypeUserTurn:
+		c.noteLanguage(m.Context)
 		c.emit(protocol.Event{Type: protocol.EventRunStarted})
 		c.turn(m.Turn, m.Text)
 	case protocol.TypeUserObservation:
+		c.noteLanguage(m.Context)
 		if m.InteractionID != "" {
 			c.answered(m)
 			return

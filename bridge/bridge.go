@@ -100,6 +100,10 @@ type Options struct {
 	// so that a display can mask it when the agent echoes it (the kiosk
 	// page's Mask). It must not block.
 	SentRef func(objectRef string)
+	// Context, if set, gives the AG-UI Context entries sent with each turn
+	// (the kiosk page's Context: the visitor's language); see
+	// client.Options.Context.
+	Context func() []protocol.ContextEntry
 	// Speak, if set, says text aloud (local TTS); it must return promptly.
 	Speak func(text string)
 	// Logger is the daemon's log; Audit receives one line per observation

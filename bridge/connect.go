@@ -64,7 +64,7 @@ func (b *Bridge) dial(ctx context.Context) (*dialed, error) {
 	}
 	d := &dialed{ag: ag}
 	var t client.Transport
-	opts := &client.Options{Modalities: b.present(), Logger: b.log, RunBudget: b.o.RunBudget}
+	opts := &client.Options{Modalities: b.present(), Logger: b.log, RunBudget: b.o.RunBudget, Context: b.o.Context}
 	if ag.Card.Params.AGUI.Transport == protocol.TransportWebRTC {
 		wo := &client.WebRTCOptions{Logger: b.log.With("part", "webrtc"), ICEServers: b.o.ICEServers, RelayOnly: b.o.RelayOnly}
 		if b.voiceIn != nil {

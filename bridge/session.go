@@ -37,7 +37,8 @@ type conv struct {
 	// disarmed says it did.
 	stopCollect context.CancelFunc
 	disarmed    bool
-	run         agentRun // the agent's current run
+	window      *scanWindow // the running scan's, which SCAN extends
+	run         agentRun    // the agent's current run
 	watch       agentRunWatch
 	// failed, once set, ends the session after the event being handled:
 	// the agent went past one of the bridge's own budgets.
@@ -78,7 +79,8 @@ func (b *Bridge) session(ctx context.Context) (established bool, err error) {
 	b.state(State{Connected: true, Agent: ag.Origin, Modalities: s.Negotiated()})
 	b.log.Info("agent session established", "agent", ag.Origin, "transport", ag.Card.Params.AGUI.Transport,
 		"offered", mods, "negotiated", s.Negotiated(), "requestable", s.Requestable())
-	b.printAndDisplay(notice.Notice{Kind: notice.Connected, Text: ag.Origin, Modalities: s.Negotiated()})
+	b.printAndDisplay(notice.Notice{Kind: notice.Connected, Text: ag.Origin, Modalities: s.Negotiated(), AgentVoice: rtc != nil && !c.speakText})
+	c.sayUnavailable(rtc != nil)
 	if rtc != nil {
 		if err := c.startVoice(rtc); err != nil {
 			s.Close()
@@ -256,6 +258,10 @@ func (c *conv) press(ctx context.Context, ev button.Event) bool {
 		b.refuse(ev.Control, "%s is not available in this session: %s", notice.DescribeModalities([]protocol.Modality{mod}), b.whyAbsent(mod))
 		return false
 	}
+	if c.collecting == button.Scan && ev.Control == button.Scan {
+		c.extendScan()
+		return false
+	}
 	if c.collecting != "" {
 		b.log.Info("press ignored: a collection is running", "control", ev.Control, "running", c.collecting)
 		return false
@@ -281,8 +287,10 @@ func (c *conv) press(ctx context.Context, ev button.Event) bool {
 		id := fmt.Sprintf("scan-%d", c.scans)
 		b.o.LED.Set(button.LightOn)
 		b.printAndDisplay(notice.Notice{Kind: notice.Armed, Control: button.Scan, Text: fmt.Sprintf("reader armed for %s: tap a tag", b.o.Window.Round(time.Second))})
+		wctx, w := armScan(ctx, b.o.Window)
+		c.window = w
 		go func() {
-			obs, note, err := c.scan(ctx, id)
+			obs, note, err := c.scan(wctx, id, w)
 			c.results <- collected{control: ev.Control, obs: obs, interactionID: interactionID, started: started, err: err, note: note}
 		}()
 	case protocol.Photo:
@@ -301,10 +309,10 @@ func (c *conv) press(ctx context.Context, ev button.Event) bool {
 // errUnidentifiable: the tag presented a random UID and was not sent.
 var errUnidentifiable = errors.New("this tag cannot be identified (a phone or a card with a random ID); nothing was sent")
 
-func (c *conv) scan(ctx context.Context, id string) (*protocol.Observation, string, error) {
-	r, err := c.b.o.Reader.ScanWith(ctx, c.b.o.Window, c.scanOptions())
+func (c *conv) scan(ctx context.Context, id string, w *scanWindow) (*protocol.Observation, string, error) {
+	r, err := c.b.o.Reader.ScanWith(ctx, w.longest(), c.scanOptions())
 	if err != nil {
-		return nil, "", err
+		return nil, "", ended(ctx, err)
 	}
 	if r.Unidentifiable {
 		return nil, "", errUnidentifiable

@@ -31,6 +31,11 @@ type Options struct {
 	Logger *slog.Logger
 	// RunBudget bounds each run (nil: DefaultRunBytes, DefaultRunEvents).
 	RunBudget *RunBudget
+	// Context, if set, is asked for the AG-UI Context entries to carry on
+	// each user.turn and user.observation, as they are at the send (the
+	// visitor's language, say). It is called with the session's lock held
+	// and must return promptly; nil: none.
+	Context func() []protocol.ContextEntry
 }
 
 // Session is one logical AG-UI session over a Transport. Its methods are safe
@@ -54,6 +59,7 @@ type Session struct {
 	// nothing asked for.
 	lastUnsolicited bool
 	now             func() time.Time
+	context         func() []protocol.ContextEntry // Options.Context
 
 	closeOnce sync.Once
 }
@@ -78,7 +84,7 @@ func Start(ctx context.Context, t Transport, card *protocol.Card, opts *Options)
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
 	s := &Session{t: t, log: o.Logger, events: make(chan protocol.Envelope, 64), done: make(chan struct{}),
-		st: protocol.NewSession(protocol.ConfigFromCard(card)), now: time.Now}
+		st: protocol.NewSession(protocol.ConfigFromCard(card)), now: time.Now, context: o.Context}
 	if !card.PhysicalAllowed() {
 		// A card built or persisted outside ParseCard may name a profile
 		// that cannot carry physical inputs: offer none (and ConfigFromCard

@@ -19,10 +19,20 @@ func (s *Session) sendTurn(ctx context.Context, build func(turn int64) *protocol
 	return turn, nil
 }
 
+// turnContext is Options.Context's entries now, at most
+// protocol.MaxContextEntries of them.
+func (s *Session) turnContext() []protocol.ContextEntry {
+	if s.context == nil {
+		return nil
+	}
+	c := s.context()
+	return c[:min(len(c), protocol.MaxContextEntries)]
+}
+
 // Say sends a user.turn with text.
 func (s *Session) Say(ctx context.Context, text string) (int64, error) {
 	return s.sendTurn(ctx, func(turn int64) *protocol.ClientMessage {
-		return &protocol.ClientMessage{Type: protocol.TypeUserTurn, Turn: turn, Text: text}
+		return &protocol.ClientMessage{Type: protocol.TypeUserTurn, Turn: turn, Text: text, Context: s.turnContext()}
 	})
 }
 
@@ -32,7 +42,8 @@ func (s *Session) Say(ctx context.Context, text string) (int64, error) {
 // a send outside them is refused locally with a *protocol.Error.
 func (s *Session) Observe(ctx context.Context, obs *protocol.Observation, interactionID string) (int64, error) {
 	return s.sendTurn(ctx, func(turn int64) *protocol.ClientMessage {
-		return &protocol.ClientMessage{Type: protocol.TypeUserObservation, Turn: turn, InteractionID: interactionID, Observation: obs}
+		return &protocol.ClientMessage{Type: protocol.TypeUserObservation, Turn: turn, InteractionID: interactionID, Observation: obs,
+			Context: s.turnContext()}
 	})
 }
 

@@ -168,6 +168,7 @@ func bridgeOptions(cfg *config.Config, p *parts, out io.Writer, onState func(bri
 	if p.station.Kiosk != nil {
 		o.Display = p.station.Kiosk.Display
 		o.SentRef = p.station.Kiosk.Mask
+		o.Context = p.station.Kiosk.Context
 	}
 	o.OpenMic, o.Speaker, o.Volume = p.station.Mic.Open, p.station.Speaker, p.station.Volume
 	o.EngagementIdle = cfg.Audio.EngagementIdle.Duration

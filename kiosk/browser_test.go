@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentcall/acbridge/bridge/bridgetest"
 	"github.com/agentcall/acbridge/kiosk/kiosktest"
 
 	"github.com/chromedp/cdproto/target"
@@ -204,9 +205,15 @@ func activate(t *testing.T, ctx context.Context) {
 // waitLog waits until the log has n× sub.
 func waitLog(t *testing.T, r *rig, sub string, n int) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	waitIn(t, r.log, "the log", sub, n)
+}
+
+// waitIn waits up to 15 s until tr (named what) has n× sub.
+func waitIn(t *testing.T, tr *bridgetest.Transcript, what, sub string, n int) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 	defer cancel()
-	if err := r.log.Wait(ctx, sub, n); err != nil {
-		t.Fatalf("timed out waiting for %d× %q in the log:\n%s", n, sub, r.log.String())
+	if err := tr.Wait(ctx, sub, n); err != nil {
+		t.Fatalf("timed out waiting for %d× %q in %s:\n%s", n, sub, what, tr.String())
 	}
 }

@@ -117,5 +117,6 @@ func (s *Server) setSpeechLocked(on bool) {
 	if on {
 		s.sayScreenLocked()
 	}
+	s.warnLocked()
 	s.signalLocked()
 }

@@ -115,7 +115,9 @@ type Server struct {
 
 	controls *button.Debouncer
 	texts    chan string
-	voice    *speaker // speech mode's words to the TTS command
+	voice    *speaker    // speech mode's words to the TTS command
+	warning  *time.Timer // says the reader's time is running out
+	warnFor  int         // the arming (state.armings) warning is for
 
 	mu      sync.Mutex
 	st      state
@@ -311,6 +313,9 @@ func (s *Server) Close() error {
 		s.mu.Lock()
 		s.closed = true
 		s.off = true
+		if s.warning != nil {
+			s.warning.Stop()
+		}
 		s.mu.Unlock()
 		close(s.done)
 		s.http.Close()
@@ -368,6 +373,7 @@ func (s *Server) Display(n notice.Notice) {
 	}
 	s.st.apply(n, s.now())
 	s.sayChangeLocked(before)
+	s.warnLocked()
 	s.signalLocked()
 }
 

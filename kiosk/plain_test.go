@@ -177,7 +177,7 @@ func TestSpeechMode(t *testing.T) {
 	dir := t.TempDir()
 	said := filepath.Join(dir, "said")
 	// The TTS command's input, one utterance a line, with its language.
-	cmd := []string{"sh", "-c", `{ printf '%s|' "$ACBRIDGE_SPEECH_LANG"; cat; echo; } >> "$0"`, said}
+	cmd := ttsTo(said)
 	s := startKiosk(t, &kiosk.Options{Speech: true, SpeechCommand: cmd, Language: "de", Languages: []string{"de", "en"}, Title: "Werkstatt"})
 	s.Display(notice.Notice{Kind: notice.Connected, Text: "https://agent.example", Modalities: []protocol.Modality{protocol.NFC, protocol.Photo}})
 	s.Display(notice.Notice{Kind: notice.Prompt, Text: "Tap to collect.", Control: "scan"})
@@ -205,7 +205,7 @@ func TestSpeechMode(t *testing.T) {
 	s.Display(notice.Notice{Kind: notice.Armed, Control: "talk"})
 	s.Display(notice.Notice{Kind: notice.Sent, Control: "talk"})
 	got := waitSaid(t, said, "Gesprochen")
-	for _, want := range []string{"Der Assistent bittet: Tap to collect. Drücken Sie: Etikett scannen.", "Etikettenleser an — halten Sie jetzt ein Etikett daran. Der Leser wartet 15 Sekunden;",
+	for _, want := range []string{"Der Assistent bittet: Tap to collect. Drücken Sie: Etikett scannen.", "Etikettenleser an — halten Sie jetzt ein Etikett daran. Der Leser wartet 15 Sekunden. Für mehr Zeit",
 		"Etikett gesendet", "Assistent: Das ist ein Router.", "Foto wird gemacht", "Foto gesendet", "Halten Sie Sprechen gedrückt",
 		"Ich höre zu"} {
 		if !strings.Contains(got, want) {

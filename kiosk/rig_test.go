@@ -1,6 +1,7 @@
 package kiosk_test
 
 import (
+	"cmp"
 	"context"
 	"io"
 	"log/slog"
@@ -41,6 +42,7 @@ type rig struct {
 	reader *nfctest.Reader
 	out    *bridgetest.Transcript
 	log    *bridgetest.Transcript
+	alog   *bridgetest.Transcript // the agent's log
 	agent  *agent.Agent
 	srv    *http.Server
 	cam    *camera.Device
@@ -56,15 +58,20 @@ func newRig(t *testing.T) *rig {
 }
 
 // newRigWith is newRig with the kiosk's options and physical buttons
-// (nil: none).
-func newRigWith(t *testing.T, ko *kiosk.Options, physical button.Source) *rig {
+// (nil: none); setup may change the agent's and the bridge's options.
+func newRigWith(t *testing.T, ko *kiosk.Options, physical button.Source, setup ...func(*agent.Options, *bridge.Options)) *rig {
 	t.Helper()
-	r := &rig{t: t, out: &bridgetest.Transcript{}, log: &bridgetest.Transcript{}, done: make(chan error, 1), kdone: make(chan error, 1)}
+	r := &rig{t: t, out: &bridgetest.Transcript{}, log: &bridgetest.Transcript{}, alog: &bridgetest.Transcript{}, done: make(chan error, 1), kdone: make(chan error, 1)}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, err := agent.New(&agent.Options{Physical: true})
+	ao := &agent.Options{Physical: true, Logger: logTo(r.alog)}
+	var bo bridge.Options
+	for _, f := range setup {
+		f(ao, &bo)
+	}
+	a, err := agent.New(ao)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,19 +103,22 @@ func newRigWith(t *testing.T, ko *kiosk.Options, physical button.Source) *rig {
 	}
 	r.btns = r.kiosk.Watch(button.Merge(srcs...))
 	b := bridge.New(bridge.Options{
+		Mic:      bo.Mic,
+		Speaker:  bo.Speaker,
 		AgentURL: base,
 		Policy:   &client.Policy{AllowInsecureLocal: true},
 		Reader:   r.reader,
 		Camera:   station.PhotoOf(r.cam),
 		Buttons:  r.btns,
 		Texts:    r.kiosk.Texts(),
-		Window:   5 * time.Second,
+		Window:   cmp.Or(bo.Window, 5*time.Second),
 		Out:      r.out,
 		Display: func(n notice.Notice) {
 			r.out.Display(n)
 			r.kiosk.Display(n)
 		},
 		SentRef: r.kiosk.Mask,
+		Context: r.kiosk.Context,
 		Logger:  logger,
 	})
 	ctx, cancel := context.WithCancel(context.Background())

@@ -127,12 +127,13 @@ func (s *Server) sayChangeLocked(before view) {
 		return
 	}
 	after := s.st.view()
-	s.voice.say(spokenChange(before, after), after.Lang)
+	s.voice.say(spokenChange(before, after, s.st.voiced), after.Lang)
 }
 
 // spokenChange is what a person who cannot see the screen needs to hear of
-// the change from before to after: new states and finished lines.
-func spokenChange(before, after view) string {
+// the change from before to after: new states and finished lines; the
+// agent's answers only when it does not speak them itself (voiced).
+func spokenChange(before, after view, voiced bool) string {
 	var out []string
 	add := func(s ...string) {
 		for _, t := range s {
@@ -147,7 +148,7 @@ func spokenChange(before, after view) string {
 	if p := after.Prompt; p != nil && (before.Prompt == nil || *before.Prompt != *p) {
 		add(after.Words["prompt.heading"]+": "+p.Text, after.Words["prompt.press"]+" "+p.Label+".")
 	}
-	if a := after.Armed; a != nil && (before.Armed == nil || before.Armed.Control != a.Control) {
+	if a := after.Armed; a != nil && (before.Armed == nil || before.Armed.Control != a.Control || before.Armed.Extended != a.Extended) {
 		add(a.Text)
 	}
 	if after.Listening != "" && before.Listening == "" {
@@ -163,7 +164,9 @@ func spokenChange(before, after view) string {
 		}
 		switch e.Who {
 		case "agent":
-			add(after.Words["who.agent"] + ": " + e.Text)
+			if !voiced {
+				add(after.Words["who.agent"] + ": " + e.Text)
+			}
 		case "failure":
 			add(after.Words["who.failure"]+":", e.Text)
 		default:
@@ -182,6 +185,11 @@ func (s *Server) sayScreenLocked() {
 	}
 	if e := lastAgent(v.Entries); e != nil {
 		parts = append(parts, v.Words["who.agent"]+": "+e.Text)
+	}
+	if s.st.talk != "" {
+		// How to talk was shown before speech was on: a person who cannot
+		// see the screen would never learn that Talk works.
+		parts = append(parts, wordsFor(v.Lang).T("hint.talk."+s.st.talk))
 	}
 	s.voice.say(strings.Join(slices.DeleteFunc(parts, func(p string) bool { return p == "" }), " "), v.Lang)
 }

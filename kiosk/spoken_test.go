@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentcall/acbridge/agent"
+	"github.com/agentcall/acbridge/bridge"
 	"github.com/agentcall/acbridge/button"
 	"github.com/agentcall/acbridge/kiosk"
 )
@@ -12,13 +14,10 @@ import (
 // TestSpokenSession is a visitor who cannot see the screen, with the
 // physical buttons only: a long press turns speech mode on, then a scan
 // and a photo with the reference agent; what the TTS command was given is
-// checked; the page plays no part. (No spoken turn: the reference agent here speaks text over
-// WebSocket, with no voice session.)
+// checked; the page plays no part. The spoken turn is TestSpokenTalkTurn,
+// with an agent that owns voice.
 func TestSpokenSession(t *testing.T) {
-	said := filepath.Join(t.TempDir(), "said")
-	phys := button.NewDebouncer(&button.Options{Debounce: -1, LongPress: -1})
-	r := newRigWith(t, &kiosk.Options{Speech: true, Language: "es", Languages: []string{"en", "es"},
-		SpeechCommand: []string{"sh", "-c", `{ printf '%s|' "$ACBRIDGE_SPEECH_LANG"; cat; echo; } >> "$0"`, said}}, phys)
+	r, said, phys := spokenRig(t, &kiosk.Options{Language: "es", Languages: []string{"en", "es"}})
 
 	phys.Tap(button.Scan, true) // long: speech mode, and the reader waits
 	waitSaid(t, said, "es|La lectura en voz alta está activada.")
@@ -38,4 +37,20 @@ func TestSpokenSession(t *testing.T) {
 		t.Errorf("internals said:\n%s", got)
 	}
 	t.Logf("said:\n%s", got)
+}
+
+// ttsTo is a TTS command that appends its input to path, one utterance a
+// line after its language: "es|words".
+func ttsTo(path string) []string {
+	return []string{"sh", "-c", `{ printf '%s|' "$ACBRIDGE_SPEECH_LANG"; cat; echo; } >> "$0"`, path}
+}
+
+// spokenRig is a rig in speech mode (ko's other options kept) with
+// physical buttons; said is the TTS command's input.
+func spokenRig(t *testing.T, ko *kiosk.Options, setup ...func(*agent.Options, *bridge.Options)) (r *rig, said string, phys *button.Debouncer) {
+	t.Helper()
+	said = filepath.Join(t.TempDir(), "said")
+	phys = button.NewDebouncer(&button.Options{Debounce: -1, LongPress: -1})
+	ko.Speech, ko.SpeechCommand = true, ttsTo(said)
+	return newRigWith(t, ko, phys, setup...), said, phys
 }

@@ -32,6 +32,8 @@ type state struct {
 	talk      string // "" (no microphone in this session), "hold" or "press"
 	armed     string // control whose collection runs
 	armedFor  int    // seconds the reader waits for a tag, when known
+	extended  int    // times the visitor gave the reader more time
+	armings   int    // Armed notices so far: which arming a warning is for
 	listening bool   // the microphone is open for a turn or an engagement
 	prompt    *prompt
 	answering bool // the agent is writing an answer
@@ -41,6 +43,7 @@ type state struct {
 	refs      refMask // the aliases this kiosk sent, masked wherever echoed
 	lang      string  // the visitor's language for this session
 	speech    bool    // speech mode is on for this session
+	voiced    bool    // the agent speaks its answers itself
 	site      site
 }
 
@@ -122,6 +125,16 @@ type connView struct {
 type armedView struct {
 	Control string `json:"control"`
 	Text    string `json:"text"`
+	// Extended counts the visitor's extensions of the reader's time: each
+	// is announced again.
+	Extended int `json:"extended"`
+	// Seconds is the window the reader waits from this arming or
+	// extension (0: no limit known); the page counts it down in Left's
+	// words, "{n}" standing for the seconds left. The countdown is shown,
+	// not said: Text says the limit once, and a voice counting would
+	// drown everything else.
+	Seconds int    `json:"seconds"`
+	Left    string `json:"left,omitempty"`
 }
 
 // armedWindow finds the reader's time limit in the bridge's words.
@@ -167,6 +180,7 @@ func (s *state) apply(n notice.Notice, now time.Time) {
 		// should not read it.
 		s.endSession()
 		s.conn, s.whyCode = "connected", ""
+		s.voiced = n.AgentVoice
 		for _, m := range n.Modalities {
 			switch m {
 			case protocol.NFC:
@@ -214,7 +228,13 @@ func (s *state) apply(n notice.Notice, now time.Time) {
 			s.listening = true
 			return
 		}
+		if n.Control == button.Scan && s.armed == button.Scan {
+			s.extended++ // SCAN pressed while the reader waits
+		} else {
+			s.extended = 0
+		}
 		s.armed, s.armedFor = n.Control, 0
+		s.armings++
 		// The time limit is said, with what to do when it runs out
 		// (WCAG 2.2.1): the bridge's words carry the window ("for 15s").
 		if m := armedWindow.FindStringSubmatch(n.Text); m != nil && n.Control == button.Scan {
@@ -263,8 +283,11 @@ func (s *state) apply(n notice.Notice, now time.Time) {
 		}
 	case notice.Refused:
 		key := "note.refused"
-		if n.Text == notice.NotConnected || strings.HasPrefix(n.Text, "not connected") {
+		switch {
+		case n.Text == notice.NotConnected || strings.HasPrefix(n.Text, "not connected"):
 			key = "note.notready"
+		case strings.Contains(n.Text, "cannot be extended"):
+			key = "note.noextend"
 		}
 		s.add("info", now).key = key
 	case notice.Info:
@@ -381,8 +404,14 @@ func (s *state) view() view {
 		v.Camera = "ready"
 	}
 	if s.armed != "" {
-		v.Armed = &armedView{Control: s.armed, Text: w.T("armed." + s.armed)}
+		v.Armed = &armedView{Control: s.armed, Text: w.T("armed." + s.armed), Extended: s.extended, Seconds: s.armedFor}
 		if s.armedFor > 0 {
+			v.Armed.Left = w.T("armed.left")
+		}
+		switch {
+		case s.armedFor > 0 && s.extended > 0:
+			v.Armed.Text += " " + w.p.Sprintf("armed.more", s.armedFor)
+		case s.armedFor > 0:
 			v.Armed.Text += " " + w.p.Sprintf("armed.time", s.armedFor)
 		}
 		switch s.armed {

@@ -45,6 +45,10 @@ type Notice struct {
 	Control    string
 	Code       string
 	Modalities []protocol.Modality
+	// AgentVoice, on Connected, says the agent speaks its answers itself
+	// (voice over WebRTC): a display that reads the screen aloud leaves
+	// the agent's words to it rather than say them twice.
+	AgentVoice bool
 }
 
 // Line is the terminal form of a notice ("" for none).

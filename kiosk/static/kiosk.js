@@ -83,8 +83,27 @@
     // What was shown may no longer be true: the next state redraws it.
     $('prompt').hidden = true;
     $('armed').hidden = true;
+    countdown(null);
     $('listening').hidden = true;
     last = null;
+  }
+
+  // countdown shows the seconds the reader has left, from the page's own
+  // clock, in the words of a (the armed state); null stops it.
+  let ticking = null;
+  function countdown(a) {
+    clearInterval(ticking);
+    ticking = null;
+    $('armed-left').textContent = '';
+    if (!a || !a.seconds || !a.left) return;
+    const start = Date.now();
+    const show = () => {
+      const n = Math.max(0, a.seconds - Math.floor((Date.now() - start) / 1000));
+      $('armed-left').textContent = a.left.replace('{n}', String(n));
+      if (n === 0) { clearInterval(ticking); ticking = null; }
+    };
+    show();
+    ticking = setInterval(show, 1000);
   }
 
   // --- rendering ---
@@ -147,7 +166,12 @@
     if (v.armed) {
       const t = v.armed.text;
       $('armed-text').textContent = t;
-      if (!last.armed) say('alert', t);
+      if (!last.armed || last.armed.extended !== v.armed.extended || last.armed.control !== v.armed.control) {
+        say('alert', t);
+        countdown(v.armed);
+      }
+    } else {
+      countdown(null);
     }
 
     // The microphone, open for exactly a turn or an engagement

@@ -1,0 +1,59 @@
+package kiosk_test
+
+import (
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agentcall/acbridge/agent"
+	"github.com/agentcall/acbridge/bridge"
+	"github.com/agentcall/acbridge/button"
+	"github.com/agentcall/acbridge/kiosk"
+)
+
+// TestScanTimeExtended: the reader's time limit is said with how to get
+// more, and again shortly before it ends; a press of SCAN while the reader waits gives it the window again,
+// said aloud, up to a bound that is said too; then a tag still goes
+// through. Physical buttons only, in speech mode, with the real bridge.
+func TestScanTimeExtended(t *testing.T) {
+	// A window long enough that a loaded machine still presses in time
+	// after the warning, which comes at its half.
+	r, said, phys := spokenRig(t, &kiosk.Options{}, func(_ *agent.Options, bo *bridge.Options) { bo.Window = 12 * time.Second })
+
+	phys.Tap(button.Scan, true) // long: speech mode, and the reader waits
+	waitSaid(t, said, "The reader waits 12 seconds. For more time, press Scan a tag again.")
+	// Before the window ends, the warning, with what to do.
+	waitSaid(t, said, "6 seconds left. For more time, press Scan a tag now.")
+	for i := 1; i <= 3; i++ {
+		phys.Tap(button.Scan, false)
+		r.waitOut("[reader armed for 12s more", i)
+	}
+	// Said once per extension (one utterance may join several).
+	waitSaidCount(t, said, "The reader waits 12 seconds more.", 3)
+	phys.Tap(button.Scan, false) // a fourth time: the bound
+	r.waitOut("cannot be extended", 1)
+	waitSaid(t, said, "The reader cannot wait any longer.")
+	r.reader.Tap(canaryUID)
+	waitSaid(t, said, "Tag sent")
+	r.reader.Remove()
+	if n := strings.Count(r.out.String(), "[reader armed for 12s:"); n != 1 {
+		t.Errorf("the reader was armed %d times, want once (extensions are not new scans)", n)
+	}
+}
+
+// waitSaidCount waits until the TTS command's input holds want n times.
+func waitSaidCount(t *testing.T, path, want string, n int) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		b, _ := os.ReadFile(path)
+		if strings.Count(string(b), want) >= n {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("not said %d× within 10 s: %q\nsaid:\n%s", n, want, b)
+		}
+		time.Sleep(20 * time.Millisecond) // a file written by another process: nothing to wait on
+	}
+}
