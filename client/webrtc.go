@@ -17,6 +17,7 @@ import (
 
 	"github.com/agentcall/acbridge/internal/rtcpeer"
 	"github.com/agentcall/acbridge/protocol"
+	"github.com/pion/transport/v5/stdnet"
 	"github.com/pion/webrtc/v4"
 )
 
@@ -90,6 +91,12 @@ type WebRTCOptions struct {
 	RelayOnly bool
 	// ICEDisconnectedTimeout: default DefaultICEDisconnectedTimeout.
 	ICEDisconnectedTimeout time.Duration
+	// NoICERestart ends the session when its ICE path dies, as before ICE
+	// restart existed (and as an agent without it forces anyway). Default:
+	// the kiosk restarts ICE over the SDP endpoint for ICERestartWindow.
+	NoICERestart bool
+	// ICERestartWindow: default DefaultICERestartWindow.
+	ICERestartWindow time.Duration
 	// Logger receives connection state changes and counts, never frames or
 	// audio. Default: discard.
 	Logger *slog.Logger
@@ -113,6 +120,9 @@ func (o *WebRTCOptions) orDefault() (WebRTCOptions, error) {
 	}
 	if q.ICEDisconnectedTimeout <= 0 {
 		q.ICEDisconnectedTimeout = DefaultICEDisconnectedTimeout
+	}
+	if q.ICERestartWindow <= 0 {
+		q.ICERestartWindow = DefaultICERestartWindow
 	}
 	if q.Logger == nil {
 		q.Logger = slog.New(slog.DiscardHandler)
@@ -146,7 +156,13 @@ func (a *Discovered) DialWebRTC(ctx context.Context, opts *WebRTCOptions) (_ *We
 	dctx, cancel := context.WithTimeout(ctx, p.TotalTimeout)
 	defer cancel()
 	cands := newCandidateLog(p)
-	api, err := newWebRTCAPI(tgt.addr.Addr(), cands, &o)
+	// The host's interfaces, read again before an ICE restart: pion reads
+	// them once, so a restart would gather on an address that is gone.
+	ifs, err := stdnet.NewNet()
+	if err != nil {
+		return nil, fmt.Errorf("client: listing network interfaces: %w", err)
+	}
+	api, err := newWebRTCAPI(tgt.addr.Addr(), cands, &o, ifs)
 	if err != nil {
 		return nil, err
 	}
@@ -155,9 +171,10 @@ func (a *Discovered) DialWebRTC(ctx context.Context, opts *WebRTCOptions) (_ *We
 		return nil, err
 	}
 	began := time.Now()
-	if err := t.connect(dctx, ctx, func(ctx context.Context, offer string) (string, error) {
+	post := func(ctx context.Context, offer string) (string, error) {
 		return a.postOffer(ctx, tgt, offer, o.SessionID)
-	}); err != nil {
+	}
+	if err := t.connect(dctx, ctx, post); err != nil {
 		t.Close(nil)
 		if errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
 			err = fmt.Errorf("client: the WebRTC connection to %s was not up within %v: %w", a.Origin, p.TotalTimeout, err)
@@ -165,6 +182,25 @@ func (a *Discovered) DialWebRTC(ctx context.Context, opts *WebRTCOptions) (_ *We
 		return nil, err
 	}
 	t.setup = time.Since(began)
+	if !o.NoICERestart {
+		t.enableRestart(o.ICERestartWindow, rtcpeer.Fingerprint(t.pc.RemoteDescription().SDP), func(ctx context.Context, offer string) (string, error) {
+			// The restart's own POST is held to the dial's rules, against
+			// the agent's address as resolved at the dial.
+			answer, err := post(ctx, offer)
+			return answer, a.redact(err)
+		}, func() error {
+			if err := ifs.UpdateInterfaces(); err != nil {
+				return err
+			}
+			// Connecting a UDP socket sends nothing: it only looks up the
+			// route.
+			c, err := net.Dial("udp", tgt.addr.String())
+			if err == nil {
+				c.Close()
+			}
+			return err
+		})
+	}
 	return t, nil
 }
 
@@ -173,8 +209,9 @@ func (a *Discovered) DialWebRTC(ctx context.Context, opts *WebRTCOptions) (_ *We
 // the agent is on loopback (the local-development policy), and remote
 // candidates only at addresses the policy would allow an HTTPS connection
 // to (see candidateLog.allow).
-func newWebRTCAPI(remote netip.Addr, cands *candidateLog, o *WebRTCOptions) (*webrtc.API, error) {
+func newWebRTCAPI(remote netip.Addr, cands *candidateLog, o *WebRTCOptions, ifs *stdnet.Net) (*webrtc.API, error) {
 	api, err := rtcpeer.NewAPI(func(s *webrtc.SettingEngine) {
+		s.SetNet(ifs)
 		s.SetICETimeouts(o.ICEDisconnectedTimeout, max(iceFailedTimeout, 2*o.ICEDisconnectedTimeout), min(2*time.Second, o.ICEDisconnectedTimeout/3))
 		if remote.IsLoopback() {
 			s.SetIncludeLoopbackCandidate(true)

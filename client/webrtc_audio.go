@@ -28,6 +28,7 @@ type WebRTCStats struct {
 	Recovered, Concealed int64
 	DecodeErrors         int64         // agent packets libopus refused
 	Played               time.Duration // decoded audio handed to the Sink
+	ICERestarts          int64         // dead paths recovered by an ICE restart
 }
 
 // Stats returns the audio counters.
@@ -40,6 +41,7 @@ func (t *WebRTCTransport) Stats() WebRTCStats {
 		Concealed:       t.stats.concealed.Load(),
 		DecodeErrors:    t.stats.decodeErrors.Load(),
 		Played:          time.Duration(t.stats.played.Load()) * time.Second / wire.SampleRate,
+		ICERestarts:     t.stats.restarts.Load(),
 	}
 }
 

@@ -29,8 +29,9 @@ var errTransportClosed = errors.New("client: WebRTC transport closed")
 //
 // It is the one owner of every pion callback: callbacks only record what
 // happened and start goroutines the transport owns. The first of ICE
-// disconnection or failure, the peer connection failing or closing, the
-// agent breaking the profile, or Close ends the connection; a single
+// disconnection or failure not recovered by an ICE restart (see
+// webrtc_restart.go), the peer connection failing or closing, the agent
+// breaking the profile, or Close ends the connection; a single
 // teardown then stops the microphone, closes the peer connection and waits
 // for pion's goroutines and ours, so none outlives Close.
 type WebRTCTransport struct {
@@ -61,11 +62,22 @@ type WebRTCTransport struct {
 
 	setup time.Duration // the offer's creation to the channel's opening
 
+	// restart is the ICE restart machinery, armed once the channel is open
+	// (see webrtc_restart.go).
+	restart struct {
+		window time.Duration
+		fp     string // the agent's DTLS fingerprint, from its first answer
+		post   func(context.Context, string) (string, error)
+		route  func() error
+		up     chan struct{} // a pair works (again)
+		active atomic.Bool   // a recovery is running
+	}
+
 	closeOnce sync.Once
 	// brief: Close was given a protocol error; see faultCloseTimeout.
 	brief atomic.Bool
 	stats struct {
-		sent, received, lost, decodeErrors, played, recovered, concealed atomic.Int64
+		sent, received, lost, decodeErrors, played, recovered, concealed, restarts atomic.Int64
 	}
 }
 

@@ -87,6 +87,10 @@ type kioskArgs struct {
 	// TrustFile, if set, is the kiosk's system CA bundle (SSL_CERT_FILE):
 	// pion checks a TURN server's certificate against the system's roots.
 	TrustFile string
+	// MoveTo, if set, makes the run a roam instead (see roam): one turn,
+	// the kiosk's address replaced by this one, one more turn.
+	MoveTo       string
+	NoICERestart bool
 }
 
 // kioskResult is what the kiosk role measured.
@@ -101,6 +105,9 @@ type kioskResult struct {
 	Concealed   int64 // and frames the decoder extrapolated
 	PlayedMs    float64
 	Lasting     []string // the health code of each dial error client.Lasting knows
+	// A roam's: the address move to the restart's end, and restarts seen.
+	RecoveredMs float64
+	Restarts    int64
 	Err         string
 }
 
@@ -112,7 +119,12 @@ func kioskRole() int {
 		fmt.Fprintln(os.Stderr, err)
 		return 2
 	}
-	r := measure(a)
+	var r kioskResult
+	if a.MoveTo != "" {
+		r = roam(a)
+	} else {
+		r = measure(a)
+	}
 	json.NewEncoder(os.Stdout).Encode(r)
 	return 0
 }
@@ -188,26 +200,8 @@ func talk(ctx context.Context, ag *client.Discovered, o *client.WebRTCOptions, t
 	if err != nil {
 		return err
 	}
-	tick := time.NewTicker(10 * time.Millisecond)
-	defer tick.Stop()
 	for i := 0; i < turns; i++ {
-		before := tr.Stats().PacketsSent
-		if _, err := ptt.Press(ctx); err != nil {
-			return err
-		}
-		// The microphone runs in real time: the turn lasts until it has
-		// put a second of packets on the track.
-		for tr.Stats().PacketsSent < before+50 {
-			select {
-			case <-tick.C:
-			case <-s.Done():
-				return s.Err()
-			}
-		}
-		if _, err := ptt.Release(ctx); err != nil {
-			return err
-		}
-		if err := waitRun(s); err != nil {
+		if err := oneTurn(ctx, s, tr, ptt); err != nil {
 			return err
 		}
 	}
@@ -215,6 +209,30 @@ func talk(ctx context.Context, ag *client.Discovered, o *client.WebRTCOptions, t
 	r.MicSent, r.ReplyRecv, r.ReplyLost = st.PacketsSent, st.PacketsReceived, st.PacketsLost
 	r.Recovered, r.Concealed, r.PlayedMs = st.Recovered, st.Concealed, ms(st.Played)
 	return nil
+}
+
+// oneTurn holds one push-to-talk turn of 50 microphone packets and waits
+// for its reply's run to complete.
+func oneTurn(ctx context.Context, s *client.Session, tr *client.WebRTCTransport, ptt *client.PushToTalk) error {
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	before := tr.Stats().PacketsSent
+	if _, err := ptt.Press(ctx); err != nil {
+		return err
+	}
+	// The microphone runs in real time: the turn lasts until it has put a
+	// second of packets on the track.
+	for tr.Stats().PacketsSent < before+50 {
+		select {
+		case <-tick.C:
+		case <-s.Done():
+			return s.Err()
+		}
+	}
+	if _, err := ptt.Release(ctx); err != nil {
+		return err
+	}
+	return waitRun(s)
 }
 
 // discardSink plays the agent's voice nowhere: the transport's counters
@@ -276,6 +294,9 @@ func kioskIn(t *testing.T, l *netlab.Lab, a kioskArgs, d time.Duration) kioskRes
 	var r kioskResult
 	if err := json.Unmarshal(out, &r); err != nil {
 		t.Fatalf("kiosk role output %q: %v\n%s", out, err, stderr.String())
+	}
+	if r.Err != "" {
+		t.Logf("kiosk's log:\n%s", stderr.String())
 	}
 	return r
 }
