@@ -3,6 +3,7 @@ package bridge
 import (
 	"sync"
 
+	"github.com/agentcall/acbridge/audio"
 	"github.com/agentcall/acbridge/client"
 	"github.com/prometheus/client_golang/prometheus"
 )
@@ -11,7 +12,8 @@ import (
 // session as a histogram, and the current session's quality, read from
 // the transport when Prometheus scrapes (no session: no samples).
 type voiceMetrics struct {
-	setup prometheus.Histogram
+	setup     prometheus.Histogram
+	underruns prometheus.CounterFunc
 
 	mu  sync.Mutex
 	rtc *client.WebRTCTransport // the current session's, nil between sessions
@@ -24,7 +26,10 @@ func newVoiceMetrics() *voiceMetrics {
 		Help:    "Time from the SDP offer's creation to the WebRTC data channel's opening, per session.",
 		Buckets: []float64{.025, .05, .1, .25, .5, 1, 2, 5, 15, 30}})
 	g := func(name, help string) *prometheus.Desc { return prometheus.NewDesc(name, help, nil, nil) }
-	return &voiceMetrics{setup: h,
+	u := prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "acbridge_speaker_underruns_total",
+		Help: "Times the speaker ran out of audio in the middle of a stretch being played (the agent's voice came late); each widens the playout margin."},
+		func() float64 { return float64(audio.SpeakerUnderruns()) })
+	return &voiceMetrics{setup: h, underruns: u,
 		loss:      g("acbridge_voice_loss_ratio", "Fraction of the agent's voice frames lost on the way in the current session."),
 		residual:  g("acbridge_voice_residual_loss_ratio", "Fraction of the agent's voice frames neither received nor recovered through FEC in the current session."),
 		jitter:    g("acbridge_voice_jitter_seconds", "Interarrival jitter of the agent's voice (RFC 3550) in the current session."),
@@ -37,6 +42,7 @@ func newVoiceMetrics() *voiceMetrics {
 
 func (v *voiceMetrics) Describe(ch chan<- *prometheus.Desc) {
 	v.setup.Describe(ch)
+	v.underruns.Describe(ch)
 	for _, d := range []*prometheus.Desc{v.loss, v.residual, v.jitter, v.rtt, v.mos, v.recovered, v.concealed} {
 		ch <- d
 	}
@@ -44,6 +50,7 @@ func (v *voiceMetrics) Describe(ch chan<- *prometheus.Desc) {
 
 func (v *voiceMetrics) Collect(ch chan<- prometheus.Metric) {
 	v.setup.Collect(ch)
+	v.underruns.Collect(ch)
 	v.mu.Lock()
 	rtc := v.rtc
 	v.mu.Unlock()
