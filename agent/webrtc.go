@@ -115,7 +115,7 @@ type rtcConfig struct {
 }
 
 func newRTCConfig(opts *Options) (*rtcConfig, error) {
-	reply, err := audio.VoicePackets(opts.ReplyVoice, nil)
+	reply, err := audio.VoicePackets(opts.ReplyVoice, opts.ReplyEncoder)
 	if err != nil {
 		return nil, fmt.Errorf("agent: reply voice: %w", err)
 	}

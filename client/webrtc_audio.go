@@ -22,9 +22,8 @@ type WebRTCStats struct {
 	PacketsReceived int64 // RTP packets of the agent's track
 	PacketsLost     int64 // gaps in the agent's sequence numbers
 	// Of the lost packets' frames: Recovered through the next packet's
-	// in-band FEC copy (libopus extrapolates instead where that packet
-	// carries none: SILK copies only frames of active speech), Concealed
-	// by the decoder's extrapolation alone.
+	// in-band FEC copy (where it carries one: SILK copies only frames of
+	// active speech), Concealed by the decoder's extrapolation alone.
 	Recovered, Concealed int64
 	DecodeErrors         int64         // agent packets libopus refused
 	Played               time.Duration // decoded audio handed to the Sink
@@ -194,7 +193,9 @@ func (t *WebRTCTransport) playTrack(tr *webrtc.TrackRemote) {
 // extrapolation.
 func (t *WebRTCTransport) conceal(dec Decoder, lost int, payload []byte) {
 	fd, fec := dec.(FECDecoder)
-	fec = fec && len(payload) > 0
+	// Only a packet carrying the copy recovers the frame: libopus's FEC
+	// call on one without extrapolates, which is concealment.
+	fec = fec && wire.HasLBRR(payload)
 	if n := lost - btoi(fec); n > 0 {
 		if pcm, err := dec.DecodeLost(time.Duration(n) * wire.FrameDuration); err == nil {
 			t.stats.concealed.Add(int64(n))

@@ -45,6 +45,7 @@ func TestMain(m *testing.M) {
 // agentArgs configure the agent role.
 type agentArgs struct {
 	Listen, Cert, Key string
+	NoFEC             bool // the reply voice encoded without in-band FEC
 }
 
 // agentRole serves the reference WebRTC agent over TLS, says where on
@@ -56,7 +57,7 @@ func agentRole() int {
 		fmt.Fprintln(os.Stderr, err)
 		return 2
 	}
-	ag, err := agent.New(&agent.Options{Transport: "webrtc", Physical: true, OnAudioTurn: func(at agent.AudioTurn) {
+	ag, err := agent.New(&agent.Options{Transport: "webrtc", Physical: true, ReplyEncoder: &audio.EncoderOptions{NoFEC: a.NoFEC}, OnAudioTurn: func(at agent.AudioTurn) {
 		b, _ := json.Marshal(at)
 		fmt.Fprintf(os.Stderr, "turn %s\n", b)
 	}})
@@ -264,12 +265,19 @@ func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 // netlab.AgentAddr with a certificate of a fresh CA, and returns its URL,
 // the CA's file and the process.
 func agentIn(t *testing.T, l *netlab.Lab) (url, caFile string, p *netlab.Proc) {
+	return agentWith(t, l, agentArgs{})
+}
+
+// agentWith is agentIn with the agent's options in a (its address and
+// certificate filled in).
+func agentWith(t *testing.T, l *netlab.Lab, a agentArgs) (url, caFile string, p *netlab.Proc) {
 	t.Helper()
 	dir := t.TempDir()
 	ca := clienttest.NewCA(t)
-	caFile, cert, key := ca.WriteFiles(t, dir, netlab.AgentAddr.String())
+	caFile, a.Cert, a.Key = ca.WriteFiles(t, dir, netlab.AgentAddr.String())
+	a.Listen = netlab.AgentAddr.String() + ":443"
 	cmd := l.Command(l.Agent, os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), roleEnv+"=agent", argsEnv+"="+mustJSON(agentArgs{Listen: netlab.AgentAddr.String() + ":443", Cert: cert, Key: key}))
+	cmd.Env = append(os.Environ(), roleEnv+"=agent", argsEnv+"="+mustJSON(a))
 	p = l.Start(cmd)
 	return p.WaitLine(t, "listening on ", 20*time.Second), caFile, p
 }
