@@ -2,6 +2,7 @@ package bridge
 
 import (
 	"sync"
+	"time"
 
 	"github.com/agentcall/acbridge/audio"
 	"github.com/agentcall/acbridge/client"
@@ -13,6 +14,7 @@ import (
 // the transport when Prometheus scrapes (no session: no samples).
 type voiceMetrics struct {
 	setup     prometheus.Histogram
+	reply     prometheus.Histogram
 	underruns prometheus.CounterFunc
 
 	mu  sync.Mutex
@@ -29,7 +31,10 @@ func newVoiceMetrics() *voiceMetrics {
 	u := prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "acbridge_speaker_underruns_total",
 		Help: "Times the speaker ran out of audio in the middle of a stretch being played (the agent's voice came late); each widens the playout margin."},
 		func() float64 { return float64(audio.SpeakerUnderruns()) })
-	return &voiceMetrics{setup: h, underruns: u,
+	r := prometheus.NewHistogram(prometheus.HistogramOpts{Name: "acbridge_voice_reply_seconds",
+		Help:    "Time from releasing the talk button to the first audio of the agent's answer played.",
+		Buckets: []float64{.1, .25, .5, .75, 1, 1.5, 2, 3, 5, 10}})
+	return &voiceMetrics{setup: h, reply: r, underruns: u,
 		loss:      g("acbridge_voice_loss_ratio", "Fraction of the agent's voice frames lost on the way in the current session."),
 		residual:  g("acbridge_voice_residual_loss_ratio", "Fraction of the agent's voice frames neither received nor recovered through FEC in the current session."),
 		jitter:    g("acbridge_voice_jitter_seconds", "Interarrival jitter of the agent's voice (RFC 3550) in the current session."),
@@ -42,6 +47,7 @@ func newVoiceMetrics() *voiceMetrics {
 
 func (v *voiceMetrics) Describe(ch chan<- *prometheus.Desc) {
 	v.setup.Describe(ch)
+	v.reply.Describe(ch)
 	v.underruns.Describe(ch)
 	for _, d := range []*prometheus.Desc{v.loss, v.residual, v.jitter, v.rtt, v.mos, v.recovered, v.concealed} {
 		ch <- d
@@ -50,6 +56,7 @@ func (v *voiceMetrics) Describe(ch chan<- *prometheus.Desc) {
 
 func (v *voiceMetrics) Collect(ch chan<- prometheus.Metric) {
 	v.setup.Collect(ch)
+	v.reply.Collect(ch)
 	v.underruns.Collect(ch)
 	v.mu.Lock()
 	rtc := v.rtc
@@ -78,4 +85,12 @@ func (m *Metrics) voiceSession(rtc *client.WebRTCTransport) {
 	m.voice.mu.Lock()
 	m.voice.rtc = rtc
 	m.voice.mu.Unlock()
+}
+
+// replyWaited records a release → first reply audio time (nil-safe: a
+// bridge without metrics passes its nil *Metrics' method).
+func (m *Metrics) replyWaited(d time.Duration) {
+	if m != nil {
+		m.voice.reply.Observe(d.Seconds())
+	}
 }

@@ -97,6 +97,11 @@ type WebRTCOptions struct {
 	NoICERestart bool
 	// ICERestartWindow: default DefaultICERestartWindow.
 	ICERestartWindow time.Duration
+	// OnReplyAudio, if set, is told the time from a push-to-talk release
+	// (PushToTalk.Release) to the first agent audio handed to the Sink
+	// after it: what a visitor waits for an answer. It runs on the
+	// playback goroutine and must not block.
+	OnReplyAudio func(time.Duration)
 	// Logger receives connection state changes and counts, never frames or
 	// audio. Default: discard.
 	Logger *slog.Logger

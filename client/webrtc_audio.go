@@ -223,5 +223,12 @@ func (t *WebRTCTransport) play(pcm []int16) bool {
 		return false
 	}
 	t.stats.played.Add(int64(len(pcm)))
+	if at := t.released.Swap(0); at != 0 && t.onReply != nil {
+		t.onReply(time.Since(time.Unix(0, at)))
+	}
 	return true
 }
+
+// markReleased notes a push-to-talk release: the next agent audio played
+// answers it.
+func (t *WebRTCTransport) markReleased() { t.released.Store(time.Now().UnixNano()) }

@@ -73,6 +73,9 @@ type WebRTCTransport struct {
 		active atomic.Bool   // a recovery is running
 	}
 
+	onReply  func(time.Duration)
+	released atomic.Int64 // UnixNano of the last release awaiting its reply's audio, 0 if none
+
 	closeOnce sync.Once
 	// brief: Close was given a protocol error; see faultCloseTimeout.
 	brief atomic.Bool
@@ -103,7 +106,7 @@ func newWebRTCTransport(api *webrtc.API, o *WebRTCOptions, cands *candidateLog) 
 	}
 	pc := peer.PC
 	t := &WebRTCTransport{
-		log: log, sid: o.SessionID, peer: peer, pc: pc, mic: o.Mic, sink: o.Sink, newDec: o.NewDecoder, cands: cands,
+		log: log, sid: o.SessionID, peer: peer, pc: pc, mic: o.Mic, sink: o.Sink, newDec: o.NewDecoder, cands: cands, onReply: o.OnReplyAudio,
 		items: make(chan []byte), recvDone: make(chan struct{}), opened: make(chan struct{}),
 		closing: make(chan struct{}), life: peer.Life,
 	}
