@@ -30,13 +30,14 @@ const (
 )
 
 // DefaultICEDisconnectedTimeout is how long the agent may stay silent (no
-// media, no ICE consent answer) before the connection counts as lost and
-// the session ends. It is pion's default, stated because it decides how
-// fast a vanished agent is noticed.
+// media, no ICE consent answer) before the path counts as dead: the kiosk
+// then restarts ICE (see WebRTCOptions.NoICERestart), and the session ends
+// when that fails. It is pion's default, stated because it decides how
+// fast a vanished agent or a moved address is noticed.
 const DefaultICEDisconnectedTimeout = 5 * time.Second
 
 // iceFailedTimeout only matters for pion's own bookkeeping: the session
-// already ends at Disconnected.
+// is restarted, or ends, from Disconnected on.
 const iceFailedTimeout = 25 * time.Second
 
 // ErrConnectionLost is why Recv fails when the WebRTC connection ends under
