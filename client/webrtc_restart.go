@@ -16,6 +16,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
+	"net/netip"
 	"time"
 
 	"github.com/agentcall/acbridge/internal/rtcpeer"
@@ -52,6 +54,76 @@ func (t *WebRTCTransport) enableRestart(window time.Duration, answerFP string, p
 		// The path died between the channel's opening and now.
 		t.onICE(webrtc.ICEConnectionStateDisconnected)
 	}
+	t.goOwned(t.watchLocalAddr)
+}
+
+// addrWatch is how often an open session checks that its pair's local
+// address is still the host's. ICE alone notices a vanished address only
+// when its disconnected timeout (5 s) passes without an answer; a kiosk
+// whose address DHCP replaced, or whose route moved to another link,
+// knows at once.
+const addrWatch = 500 * time.Millisecond
+
+// watchLocalAddr restarts ICE when the local address of the selected pair
+// leaves the host, until the connection ends.
+func (t *WebRTCTransport) watchLocalAddr() {
+	tick := time.NewTicker(addrWatch)
+	defer tick.Stop()
+	for {
+		select {
+		case <-t.ctx.Done():
+			return
+		case <-tick.C:
+		}
+		if ip := t.localBase(); ip.IsValid() && !hostHas(ip) && !t.restart.active.Load() {
+			t.log.Info("client: the ICE pair's local address left this host", "addr", ip.String())
+			t.onICE(webrtc.ICEConnectionStateDisconnected)
+		}
+	}
+}
+
+// localBase is the host address the selected pair sends from: a host
+// candidate's own, a server-reflexive one's base; invalid for a relay
+// pair (its base is the connection to the TURN server) or none.
+func (t *WebRTCTransport) localBase() netip.Addr {
+	sctp := t.pc.SCTP()
+	if sctp == nil {
+		return netip.Addr{}
+	}
+	pair, err := sctp.Transport().ICETransport().GetSelectedCandidatePair()
+	if err != nil || pair == nil || pair.Local == nil {
+		return netip.Addr{}
+	}
+	addr := pair.Local.Address
+	switch pair.Local.Typ {
+	case webrtc.ICECandidateTypeHost:
+	case webrtc.ICECandidateTypeSrflx:
+		addr = pair.Local.RelatedAddress
+	default:
+		return netip.Addr{}
+	}
+	ip, err := netip.ParseAddr(addr)
+	if err != nil {
+		return netip.Addr{}
+	}
+	return ip.Unmap()
+}
+
+// hostHas reports whether ip is one of the host's addresses (true when
+// they cannot be listed: no restart on a guess).
+func hostHas(ip netip.Addr) bool {
+	addrs, err := net.InterfaceAddrs()
+	if err != nil {
+		return true
+	}
+	for _, a := range addrs {
+		if n, ok := a.(*net.IPNet); ok {
+			if got, ok := netip.AddrFromSlice(n.IP); ok && got.Unmap() == ip {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // onICE starts one recovery when the path dies and tells it when a pair

@@ -42,10 +42,10 @@ func TestRoamKeepsSession(t *testing.T) {
 	got, _ := heard(t, agentProc.Log())
 	t.Logf("address moved: path back after %.0f ms (%d ICE restart); agent heard %d turns, %d packets; kiosk got %d agent packets",
 		r.RecoveredMs, r.Restarts, turns, got, r.ReplyRecv)
-	// Detection is ICE's disconnected timeout (5 s without an answer);
-	// the restart itself takes a round trip and a check.
-	if r.RecoveredMs > 10000 {
-		t.Errorf("the path came back %.0f ms after the move; the bound is 10 s (5 s detection, the rest for a loaded machine)", r.RecoveredMs)
+	// The kiosk sees its address go within half a second; the restart
+	// takes a round trip and a check. The bound: 5 s.
+	if r.RecoveredMs > 5000 {
+		t.Errorf("the path came back %.0f ms after the move; the bound is 5 s", r.RecoveredMs)
 	}
 	if turns != 2 || got < 80 || r.ReplyRecv == 0 {
 		t.Errorf("audio after the move: the agent heard %d turns, %d packets (want 2 turns, ≥ 80), the kiosk %d packets", turns, got, r.ReplyRecv)
