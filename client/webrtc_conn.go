@@ -142,20 +142,8 @@ func newWebRTCTransport(api *webrtc.API, o *WebRTCOptions, cands *candidateLog) 
 
 // connect runs offer/answer through post and waits for the channel.
 func (t *WebRTCTransport) connect(ctx, outer context.Context, post func(context.Context, string) (string, error)) error {
-	offer, err := t.pc.CreateOffer(nil)
-	if err != nil {
-		return fmt.Errorf("client: webrtc offer: %w", err)
-	}
-	gathered := webrtc.GatheringCompletePromise(t.pc)
-	if err := t.pc.SetLocalDescription(offer); err != nil {
-		return fmt.Errorf("client: webrtc offer: %w", err)
-	}
-	// No trickle ICE in the profile's single POST: the offer carries every
-	// candidate.
-	select {
-	case <-gathered:
-	case <-ctx.Done():
-		return fmt.Errorf("client: gathering ICE candidates: %w", ctx.Err())
+	if err := t.offer(ctx, nil); err != nil {
+		return fmt.Errorf("client: %w", err)
 	}
 	answer, err := post(ctx, t.pc.LocalDescription().SDP)
 	if err != nil {
@@ -181,6 +169,25 @@ func (t *WebRTCTransport) connect(ctx, outer context.Context, post func(context.
 	}
 	t.log.Debug("client: WebRTC transport open", "remote", t.remoteCandidate())
 	return nil
+}
+
+// offer sets a new local offer and waits until it carries every
+// candidate: the profile's single POST has no trickle ICE.
+func (t *WebRTCTransport) offer(ctx context.Context, o *webrtc.OfferOptions) error {
+	offer, err := t.pc.CreateOffer(o)
+	if err != nil {
+		return fmt.Errorf("webrtc offer: %w", err)
+	}
+	gathered := webrtc.GatheringCompletePromise(t.pc)
+	if err := t.pc.SetLocalDescription(offer); err != nil {
+		return fmt.Errorf("webrtc offer: %w", err)
+	}
+	select {
+	case <-gathered:
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("gathering ICE candidates: %w", ctx.Err())
+	}
 }
 
 // remoteCandidate is the agent's side of the selected ICE pair, for the

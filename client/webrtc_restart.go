@@ -199,18 +199,8 @@ func (t *WebRTCTransport) restartOnce(ctx context.Context) error {
 		if err := t.restart.route(); err != nil {
 			return fmt.Errorf("no route to the agent yet: %w", err)
 		}
-		offer, err := t.pc.CreateOffer(&webrtc.OfferOptions{ICERestart: true})
-		if err != nil {
-			return fmt.Errorf("restart offer: %w", err)
-		}
-		gathered := webrtc.GatheringCompletePromise(t.pc)
-		if err := t.pc.SetLocalDescription(offer); err != nil {
-			return fmt.Errorf("restart offer: %w", err)
-		}
-		select {
-		case <-gathered:
-		case <-ctx.Done():
-			return fmt.Errorf("gathering ICE candidates: %w", ctx.Err())
+		if err := t.offer(ctx, &webrtc.OfferOptions{ICERestart: true}); err != nil {
+			return fmt.Errorf("ICE restart: %w", err)
 		}
 	}
 	// Otherwise the previous attempt's offer got no answer; pion cannot
