@@ -109,6 +109,7 @@ type rtcConfig struct {
 	reply         []audio.Packet // the generated answer voice, encoded once
 	onAudioTurn   func(AudioTurn)
 	onAudioPacket func(turn int64)
+	noRestart     bool
 
 	mu   sync.Mutex
 	live map[string]*rtcSession // by session id, for ICE restarts
@@ -119,7 +120,7 @@ func newRTCConfig(opts *Options) (*rtcConfig, error) {
 	if err != nil {
 		return nil, fmt.Errorf("agent: reply voice: %w", err)
 	}
-	return &rtcConfig{reply: reply, onAudioTurn: opts.OnAudioTurn, onAudioPacket: opts.OnAudioPacket}, nil
+	return &rtcConfig{reply: reply, onAudioTurn: opts.OnAudioTurn, onAudioPacket: opts.OnAudioPacket, noRestart: opts.NoICERestart}, nil
 }
 
 // webrtcProfile is the card's params.agui.webrtc, nil on WebSocket.

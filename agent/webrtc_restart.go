@@ -48,6 +48,9 @@ func (c *rtcConfig) unregister(s *rtcSession) {
 
 // restartable is the live session an offer restarts ICE for, or nil.
 func (c *rtcConfig) restartable(sid, offer string) *rtcSession {
+	if c.noRestart {
+		return nil
+	}
 	c.mu.Lock()
 	s := c.live[sid]
 	c.mu.Unlock()

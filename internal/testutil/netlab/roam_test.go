@@ -52,6 +52,22 @@ func TestRoamKeepsSession(t *testing.T) {
 	}
 }
 
+// An agent without ICE restart answers the kiosk's restart offer with a
+// new peer connection: the kiosk ends the session at once, saying why,
+// instead of trying until its window closes.
+func TestRoamAgentWithoutRestart(t *testing.T) {
+	t.Parallel()
+	l := netlab.New(t)
+	url, ca, _ := agentWith(t, l, agentArgs{NoICERestart: true})
+	r := kioskIn(t, l, kioskArgs{URL: url, CAFile: ca, MoveTo: roamAddr.String()}, 55*time.Second)
+	if !strings.Contains(r.Err, "does not support ICE restart") {
+		t.Fatalf("kiosk: %q, want the session ended because the agent does not support ICE restart", r.Err)
+	}
+	if r.RecoveredMs > float64(client.DefaultICERestartWindow/time.Millisecond) {
+		t.Errorf("the session ended %.0f ms after the move, after the restart window", r.RecoveredMs)
+	}
+}
+
 // roam holds a turn, replaces the kiosk's address (the process runs in
 // the kiosk's namespace), waits for the transport to restart ICE, and
 // holds another turn on the same session.
@@ -96,10 +112,11 @@ func roam(a kioskArgs) (r kioskResult) {
 	if err := moveAddr(netlab.KioskAddr.String(), a.MoveTo); err != nil {
 		return fail(err)
 	}
-	if err := waitRestart(s, tr, 20*time.Second); err != nil {
+	err = waitRestart(s, tr, 20*time.Second)
+	r.RecoveredMs = ms(time.Since(moved))
+	if err != nil {
 		return fail(err)
 	}
-	r.RecoveredMs = ms(time.Since(moved))
 	if err := oneTurn(ctx, s, tr, ptt); err != nil {
 		return fail(fmt.Errorf("turn after the move: %w", err))
 	}

@@ -46,6 +46,7 @@ func TestMain(m *testing.M) {
 type agentArgs struct {
 	Listen, Cert, Key string
 	NoFEC             bool // the reply voice encoded without in-band FEC
+	NoICERestart      bool // every offer opens a session of its own
 }
 
 // agentRole serves the reference WebRTC agent over TLS, says where on
@@ -57,7 +58,7 @@ func agentRole() int {
 		fmt.Fprintln(os.Stderr, err)
 		return 2
 	}
-	ag, err := agent.New(&agent.Options{Transport: "webrtc", Physical: true, ReplyEncoder: &audio.EncoderOptions{NoFEC: a.NoFEC}, OnAudioTurn: func(at agent.AudioTurn) {
+	ag, err := agent.New(&agent.Options{Transport: "webrtc", Physical: true, ReplyEncoder: &audio.EncoderOptions{NoFEC: a.NoFEC}, NoICERestart: a.NoICERestart, OnAudioTurn: func(at agent.AudioTurn) {
 		b, _ := json.Marshal(at)
 		fmt.Fprintf(os.Stderr, "turn %s\n", b)
 	}})
