@@ -106,7 +106,9 @@ func (t *WebRTCTransport) localBase() netip.Addr {
 	if err != nil {
 		return netip.Addr{}
 	}
-	return ip.Unmap()
+	// A link-local address may carry its interface's zone; the host's
+	// list does not.
+	return ip.Unmap().WithZone("")
 }
 
 // hostHas reports whether ip is one of the host's addresses (true when
