@@ -18,6 +18,7 @@ import (
 	"fmt"
 	"net"
 	"net/netip"
+	"syscall"
 	"time"
 
 	"github.com/agentcall/acbridge/internal/rtcpeer"
@@ -164,7 +165,10 @@ func (t *WebRTCTransport) recoverPath(st webrtc.ICEConnectionState) {
 			return
 		}
 		last = err
-		if errors.Is(err, errNotRestarted) || ctx.Err() != nil {
+		// Refused outright, the agent's address answers but nothing
+		// listens: the agent process is gone, and one that comes back has
+		// no peer connection of this session.
+		if errors.Is(err, errNotRestarted) || errors.Is(err, syscall.ECONNREFUSED) || ctx.Err() != nil {
 			break
 		}
 		t.log.Debug("client: ICE restart attempt failed", "attempt", attempt, "err", err)
@@ -181,7 +185,7 @@ func (t *WebRTCTransport) recoverPath(st webrtc.ICEConnectionState) {
 	if t.ctx.Err() != nil {
 		return // closed meanwhile
 	}
-	t.end(fmt.Errorf("%w (ICE %s; no new path within %v: %v)", ErrConnectionLost, st, t.restart.window, last))
+	t.end(fmt.Errorf("%w (ICE %s; ICE restart failed after %v: %v)", ErrConnectionLost, st, time.Since(lost).Round(time.Millisecond), last))
 }
 
 // restartOnce makes one restart offer, applies the answer and waits for a
