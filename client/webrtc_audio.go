@@ -28,6 +28,9 @@ type WebRTCStats struct {
 	DecodeErrors         int64         // agent packets libopus refused
 	Played               time.Duration // decoded audio handed to the Sink
 	ICERestarts          int64         // dead paths recovered by an ICE restart
+	// PacketsWithFEC of the received ones carry an in-band FEC copy of
+	// the frame before them (wire.HasLBRR).
+	PacketsWithFEC int64
 }
 
 // Stats returns the audio counters.
@@ -41,6 +44,7 @@ func (t *WebRTCTransport) Stats() WebRTCStats {
 		DecodeErrors:    t.stats.decodeErrors.Load(),
 		Played:          time.Duration(t.stats.played.Load()) * time.Second / wire.SampleRate,
 		ICERestarts:     t.stats.restarts.Load(),
+		PacketsWithFEC:  t.stats.withFEC.Load(),
 	}
 }
 
@@ -161,6 +165,9 @@ func (t *WebRTCTransport) playTrack(tr *webrtc.TrackRemote) {
 			return
 		}
 		t.stats.received.Add(1)
+		if wire.HasLBRR(pkt.Payload) {
+			t.stats.withFEC.Add(1)
+		}
 		if started {
 			gap := pkt.SequenceNumber - last - 1
 			if gap >= 0x8000 {

@@ -80,7 +80,7 @@ type WebRTCTransport struct {
 	// brief: Close was given a protocol error; see faultCloseTimeout.
 	brief atomic.Bool
 	stats struct {
-		sent, received, lost, decodeErrors, played, recovered, concealed, restarts atomic.Int64
+		sent, received, lost, decodeErrors, played, recovered, concealed, restarts, withFEC atomic.Int64
 	}
 }
 

@@ -104,6 +104,7 @@ type kioskResult struct {
 	ReplyRecv   int64 // agent packets received
 	ReplyLost   int64 // agent packets missing (sequence gaps)
 	Recovered   int64 // of those, frames recovered from in-band FEC
+	WithFEC     int64 // agent packets carrying an FEC copy
 	Concealed   int64 // and frames the decoder extrapolated
 	PlayedMs    float64
 	Lasting     []string // the health code of each dial error client.Lasting knows
@@ -209,7 +210,7 @@ func talk(ctx context.Context, ag *client.Discovered, o *client.WebRTCOptions, t
 	}
 	st := tr.Stats()
 	r.MicSent, r.ReplyRecv, r.ReplyLost = st.PacketsSent, st.PacketsReceived, st.PacketsLost
-	r.Recovered, r.Concealed, r.PlayedMs = st.Recovered, st.Concealed, ms(st.Played)
+	r.Recovered, r.Concealed, r.PlayedMs, r.WithFEC = st.Recovered, st.Concealed, ms(st.Played), st.PacketsWithFEC
 	return nil
 }
 
