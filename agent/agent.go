@@ -89,6 +89,13 @@ type Options struct {
 	// audio turn on transport webrtc. nil: audio.Voice's defaults (440 Hz,
 	// 600 ms). New refuses options audio.Voice refuses.
 	ReplyVoice *audio.VoiceOptions
+	// ReplyEncoder encodes that voice. nil: audio's defaults (in-band FEC
+	// on); NoFEC only to measure what FEC recovers.
+	ReplyEncoder *audio.EncoderOptions
+	// NoICERestart answers every offer with a session of its own, as an
+	// agent without ICE restart does (aiortc): for testing a client's
+	// fallback. Default: a restart offer restarts the session's ICE.
+	NoICERestart bool
 	// OnAudioTurn, on transport webrtc, is called on the session's
 	// goroutine after each audio turn closes (committed, cancelled, or cut
 	// by the end of the session) with what arrived: counts and levels,

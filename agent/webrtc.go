@@ -26,6 +26,10 @@ package agent
 //	415  Content-Type not application/sdp
 //	503  closing, or MaxSessions sessions open
 //
+// An offer under the AgentCall-Session-ID of a live session that names
+// the same DTLS certificate as that session's first offer is an ICE
+// restart: it is answered (201) on the session's peer connection.
+//
 // ICE host candidates are gathered only on the local address the offer
 // arrived at, so an agent serving --insecure-local on 127.0.0.1 offers
 // loopback candidates only; no STUN or TURN server is used and mDNS is off.
@@ -78,6 +82,7 @@ import (
 	"mime"
 	"net"
 	"net/http"
+	"sync"
 	"time"
 
 	"github.com/agentcall/acbridge/audio"
@@ -105,14 +110,18 @@ type rtcConfig struct {
 	onAudioTurn   func(AudioTurn)
 	onAudioPacket func(turn int64)
 	replyEnded    func(written int)
+	noRestart     bool
+
+	mu   sync.Mutex
+	live map[string]*rtcSession // by session id, for ICE restarts
 }
 
 func newRTCConfig(opts *Options) (*rtcConfig, error) {
-	reply, err := audio.VoicePackets(opts.ReplyVoice, nil)
+	reply, err := audio.VoicePackets(opts.ReplyVoice, opts.ReplyEncoder)
 	if err != nil {
 		return nil, fmt.Errorf("agent: reply voice: %w", err)
 	}
-	return &rtcConfig{reply: reply, onAudioTurn: opts.OnAudioTurn, onAudioPacket: opts.OnAudioPacket, replyEnded: opts.replyEnded}, nil
+	return &rtcConfig{reply: reply, onAudioTurn: opts.OnAudioTurn, onAudioPacket: opts.OnAudioPacket, replyEnded: opts.replyEnded, noRestart: opts.NoICERestart}, nil
 }
 
 // webrtcProfile is the card's params.agui.webrtc, nil on WebSocket.
@@ -168,6 +177,16 @@ func (a *Agent) serveSDP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "the offer is not "+protocol.WebRTCProfile+": "+err.Error(), http.StatusBadRequest)
 		return
 	}
+	if s := a.rtc.restartable(sid, string(body)); s != nil {
+		answer, err := s.restartICE(r.Context(), string(body))
+		if err != nil {
+			s.log.Warn("agent: no answer to an ICE restart", "err", err)
+			http.Error(w, "the agent could not answer this ICE restart", http.StatusInternalServerError)
+			return
+		}
+		writeAnswer(w, answer)
+		return
+	}
 	if err := a.acquire(); err != nil {
 		http.Error(w, "the agent is not accepting sessions now; retry later", http.StatusServiceUnavailable)
 		return
@@ -179,11 +198,16 @@ func (a *Agent) serveSDP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "the agent could not answer this offer", http.StatusInternalServerError)
 		return
 	}
+	writeAnswer(w, answer)
+	a.rtc.register(s)
+	go s.run()
+}
+
+func writeAnswer(w http.ResponseWriter, answer string) {
 	w.Header().Set("Content-Type", SDPMediaType)
 	w.Header().Set("Cache-Control", "no-store")
 	w.WriteHeader(http.StatusCreated)
 	_, _ = io.WriteString(w, answer)
-	go s.run()
 }
 
 // localIP is the address the request arrived at, or nil if unknown.
@@ -216,6 +240,7 @@ func (a *Agent) answer(ctx context.Context, offer, sid string, local net.IP, rem
 	if err != nil {
 		return nil, "", err
 	}
+	s.remoteFP = rtcpeer.Fingerprint(offer)
 	fail := func(err error) (*rtcSession, string, error) {
 		s.teardown()
 		return nil, "", err

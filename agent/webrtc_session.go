@@ -31,6 +31,7 @@ type rtcItem struct {
 // teardown closes the peer connection and waits for every goroutine.
 type rtcSession struct {
 	a     *Agent
+	sid   string
 	log   *slog.Logger
 	peer  *rtcpeer.Peer          // the connection's lifecycle, shared with the client's side
 	pc    *webrtc.PeerConnection // peer.PC
@@ -51,8 +52,13 @@ type rtcSession struct {
 	replyStop chan struct{} // closes to stop the reply playing, nil if none
 
 	mu       sync.Mutex
-	channels int // data channels the client opened
-	tracks   int // tracks the client sent
+	channels int         // data channels the client opened
+	tracks   int         // tracks the client sent
+	grace    *time.Timer // ends a session whose ICE path died, unless restarted
+	lostAt   time.Time   // when the path died
+
+	remoteFP  string     // the client's DTLS fingerprint, from its first offer
+	restartMu sync.Mutex // one ICE restart at a time
 
 	teardownOnce sync.Once
 }
@@ -67,7 +73,7 @@ func (a *Agent) newRTCSession(api *webrtc.API, sid, remote string) (*rtcSession,
 	}
 	pc := peer.PC
 	s := &rtcSession{
-		a: a, log: log, peer: peer, pc: pc,
+		a: a, sid: sid, log: log, peer: peer, pc: pc,
 		items: make(chan rtcItem), opened: make(chan struct{}), replies: make(chan uint64), life: peer.Life,
 	}
 	s.ctx, s.cancel = context.WithCancel(a.ctx)
@@ -82,6 +88,7 @@ func (a *Agent) newRTCSession(api *webrtc.API, sid, remote string) (*rtcSession,
 	log.Info("agent: WebRTC offer accepted", "session", protocol.ForLog(sid, 64))
 	pc.OnDataChannel(s.onDataChannel)
 	pc.OnTrack(s.onTrack)
+	peer.SetRecovery(s.onICE)
 	return s, nil
 }
 
@@ -171,6 +178,7 @@ func (s *rtcSession) readFrames(ch *rtcpeer.Channel) {
 // run serves the session until it ends, then tears it down.
 func (s *rtcSession) run() {
 	defer s.a.release()
+	defer s.a.rtc.unregister(s)
 	start := s.a.now()
 	conv := newConversation(s.a.cfg, s.log)
 	s.conv = conv
@@ -330,6 +338,7 @@ func (s *rtcSession) goOwned(f func()) bool { return s.life.Go(f) }
 func (s *rtcSession) teardown() {
 	s.teardownOnce.Do(func() {
 		s.end(errSessionOver)
+		s.stopGrace()
 		s.cancel()
 		s.peer.Shutdown(s.peer.Channel(), errors.Is(s.err(), errSessionOver), min(s.a.write, rtcpeer.CloseTimeout))
 		s.life.Stop()

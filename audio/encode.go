@@ -18,16 +18,29 @@ const DefaultBitrate = 32000
 // EncoderOptions shape Opus encoding. The zero value means defaults.
 type EncoderOptions struct {
 	Bitrate int // bits per second, 6000..510000; 0 means DefaultBitrate
+	// NoFEC turns in-band FEC off (default on, with LossHint): only to
+	// measure what FEC recovers on a lossy link.
+	NoFEC bool
 }
 
-func (o *EncoderOptions) bitrate() (int, error) {
-	if o == nil || o.Bitrate == 0 {
-		return DefaultBitrate, nil
+// encoderSettings are EncoderOptions with the defaults applied.
+type encoderSettings struct {
+	bitrate int
+	fec     bool
+}
+
+func (o *EncoderOptions) settings() (encoderSettings, error) {
+	if o == nil {
+		return encoderSettings{bitrate: DefaultBitrate, fec: true}, nil
 	}
-	if o.Bitrate < 6000 || o.Bitrate > 510000 {
-		return 0, fmt.Errorf("%w: Opus bitrate %d outside 6000..510000", ErrBadConfig, o.Bitrate)
+	s := encoderSettings{bitrate: o.Bitrate, fec: !o.NoFEC}
+	if s.bitrate == 0 {
+		s.bitrate = DefaultBitrate
 	}
-	return o.Bitrate, nil
+	if s.bitrate < 6000 || s.bitrate > 510000 {
+		return s, fmt.Errorf("%w: Opus bitrate %d outside 6000..510000", ErrBadConfig, o.Bitrate)
+	}
+	return s, nil
 }
 
 // newOpusEncoder builds the Opus encoder (fecEncoder) over r, down-mixed
@@ -36,13 +49,13 @@ func (o *EncoderOptions) bitrate() (int, error) {
 // channel goes through the filter; onRate, if set, is told the rate r
 // delivers. A Processor, if given, cleans the 48 kHz mono audio before
 // encoding.
-func newOpusEncoder(r mdaudio.Reader, bitrate int, p *Processor, onRate func(int)) (codec.ReadCloser, error) {
+func newOpusEncoder(r mdaudio.Reader, es encoderSettings, p *Processor, onRate func(int)) (codec.ReadCloser, error) {
 	rs := newResampleReader(mdaudio.NewChannelMixer(Channels, &mixer.MonoMixer{})(r), onRate)
 	var mono mdaudio.Reader = rs
 	if p != nil {
 		mono = newProcessReader(mono, p)
 	}
-	enc, err := newFECEncoder(mono, bitrate)
+	enc, err := newFECEncoder(mono, es)
 	if err != nil {
 		rs.close()
 		return nil, fmt.Errorf("audio: opus encoder: %w", err)
@@ -74,7 +87,7 @@ type Encoder struct {
 
 // NewEncoder returns an Opus encoder for 48 kHz mono 20 ms frames.
 func NewEncoder(opts *EncoderOptions) (*Encoder, error) {
-	rate, err := opts.bitrate()
+	es, err := opts.settings()
 	if err != nil {
 		return nil, err
 	}
@@ -88,7 +101,7 @@ func NewEncoder(opts *EncoderOptions) (*Encoder, error) {
 		e.next = nil
 		return chunk, func() {}, nil
 	})
-	if e.enc, err = newOpusEncoder(src, rate, nil, nil); err != nil {
+	if e.enc, err = newOpusEncoder(src, es, nil, nil); err != nil {
 		return nil, err
 	}
 	return e, nil

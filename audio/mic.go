@@ -69,7 +69,7 @@ type Mic struct {
 	log      *slog.Logger
 	want     string // MicOptions.Device
 	fixed    bool   // a given driver or TestDevice: never looked up again
-	bitrate  int
+	encoder  encoderSettings
 	maxQueue int
 	echo     *Processor
 
@@ -109,7 +109,7 @@ func NewMic(opts *MicOptions) (*Mic, error) {
 	if opts == nil {
 		opts = &MicOptions{}
 	}
-	rate, err := opts.Encoder.bitrate()
+	es, err := opts.Encoder.settings()
 	if err != nil {
 		return nil, err
 	}
@@ -120,7 +120,7 @@ func NewMic(opts *MicOptions) (*Mic, error) {
 		log:      opts.Logger,
 		want:     opts.Device,
 		fixed:    opts.Driver != nil || opts.Device == TestDevice,
-		bitrate:  rate,
+		encoder:  es,
 		maxQueue: opts.Queue,
 		echo:     opts.Echo,
 		changed:  make(chan struct{}),
@@ -207,7 +207,7 @@ func (m *Mic) Start(ctx context.Context) error {
 		return m.deviceError(err)
 	}
 	name := m.name
-	enc, err := newOpusEncoder(r, m.bitrate, m.echo, func(rate int) { m.deviceRate(name, rate) })
+	enc, err := newOpusEncoder(r, m.encoder, m.echo, func(rate int) { m.deviceRate(name, rate) })
 	if err != nil {
 		m.drv.Close()
 		return err

@@ -37,14 +37,14 @@ type fecEncoder struct {
 
 var _ codec.ReadCloser = (*fecEncoder)(nil)
 
-func newFECEncoder(mono mdaudio.Reader, bitrate int) (*fecEncoder, error) {
+func newFECEncoder(mono mdaudio.Reader, es encoderSettings) (*fecEncoder, error) {
 	enc, err := hopus.NewEncoder(SampleRate, Channels, hopus.AppVoIP)
 	if err != nil {
 		return nil, err
 	}
 	for _, set := range []func() error{
-		func() error { return enc.SetBitrate(bitrate) },
-		func() error { return enc.SetInBandFEC(true) },
+		func() error { return enc.SetBitrate(es.bitrate) },
+		func() error { return enc.SetInBandFEC(es.fec) },
 		func() error { return enc.SetPacketLossPerc(LossHint) },
 	} {
 		if err := set(); err != nil {

@@ -40,8 +40,10 @@ type SpeakerOptions struct {
 
 // SpeakerStats count a Speaker's playback.
 type SpeakerStats struct {
-	Played    int // samples handed to the device
-	Underruns int // times the queue ran dry while audio was playing
+	Played int // samples handed to the device
+	// Underruns counts the times the queue ran dry in the middle of a
+	// stretch of audio (more came within 250 ms), see playout.
+	Underruns int
 }
 
 // Speaker plays PCM on an output device through miniaudio
@@ -58,6 +60,8 @@ type Speaker struct {
 	ring    []int16 // circular queue of samples not yet played
 	head, n int
 	playing bool // audio was written since the queue last ran dry
+	started bool // the device takes from the queue (the margin was reached)
+	po      playout
 	closed  bool
 	stopped bool          // the device stopped by itself (unplugged)
 	changed chan struct{} // closed and replaced when space frees or state changes
@@ -104,6 +108,7 @@ func OpenSpeaker(opts *SpeakerOptions) (*Speaker, error) {
 		changed: make(chan struct{}),
 		vol:     opts.Volume,
 		echo:    opts.Echo,
+		po:      newPlayout(buffer),
 	}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
@@ -203,16 +208,25 @@ func (s *Speaker) fill(out, _ []byte, frames uint32) {
 	// miniaudio delivers native-endian samples, the layout of []int16.
 	dst := unsafe.Slice((*int16)(unsafe.Pointer(&out[0])), len(out)/2)
 	s.mu.Lock()
-	k := min(s.n, len(dst))
+	if !s.started && s.n > 0 {
+		s.started = s.po.ready(time.Now(), samplesDuration(s.n))
+	}
+	k := 0
+	if s.started {
+		k = min(s.n, len(dst))
+	}
 	for i := 0; i < k; i++ {
 		dst[i] = s.ring[(s.head+i)%len(s.ring)]
 	}
 	s.head = (s.head + k) % len(s.ring)
 	s.n -= k
 	s.stats.Played += k
-	if k < len(dst) && s.playing {
-		s.playing = false
-		s.stats.Underruns++
+	if s.started && k < len(dst) {
+		s.started = false
+		if s.playing {
+			s.playing = false
+			s.po.ranDry(time.Now())
+		}
 	}
 	if k > 0 {
 		s.broadcast()
@@ -260,6 +274,9 @@ func (s *Speaker) Write(pcm []int16) error {
 			return fmt.Errorf("audio: speaker stopped: the output device went away; reconnect it")
 		}
 		k := min(len(pcm), len(s.ring)-s.n)
+		if k > 0 && !s.playing {
+			s.resumed(s.n == 0)
+		}
 		tail := (s.head + s.n) % len(s.ring)
 		for i := 0; i < k; i++ {
 			s.ring[(tail+i)%len(s.ring)] = pcm[i]
@@ -278,6 +295,23 @@ func (s *Speaker) Write(pcm []int16) error {
 		s.mu.Lock()
 	}
 }
+
+// resumed notes a new stretch of audio (called with s.mu held): an
+// underrun if the previous one ran dry just before.
+func (s *Speaker) resumed(wasEmpty bool) {
+	now := time.Now()
+	if !s.po.written(now, wasEmpty) {
+		return
+	}
+	s.stats.Underruns++
+	underrunsTotal.Add(1)
+	if n := s.po.logDue(now); n > 0 {
+		s.log.Info("audio: speaker underrun: the agent's audio came late; playback margin widened",
+			"underruns", n, "margin", s.po.target, "total", s.stats.Underruns)
+	}
+}
+
+func samplesDuration(n int) time.Duration { return time.Duration(n) * time.Second / SampleRate }
 
 // Drain waits until everything written has been handed to the device.
 func (s *Speaker) Drain(ctx context.Context) error {

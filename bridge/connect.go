@@ -66,7 +66,8 @@ func (b *Bridge) dial(ctx context.Context) (*dialed, error) {
 	var t client.Transport
 	opts := &client.Options{Modalities: b.present(), Logger: b.log, RunBudget: b.o.RunBudget, Context: b.o.Context}
 	if ag.Card.Params.AGUI.Transport == protocol.TransportWebRTC {
-		wo := &client.WebRTCOptions{Logger: b.log.With("part", "webrtc"), ICEServers: b.o.ICEServers, RelayOnly: b.o.RelayOnly}
+		wo := &client.WebRTCOptions{Logger: b.log.With("part", "webrtc"), ICEServers: b.o.ICEServers, RelayOnly: b.o.RelayOnly,
+			OnReplyAudio: b.o.Metrics.replyWaited}
 		if b.voiceIn != nil {
 			wo.Sink, wo.NewDecoder = b.voiceIn, opusDecoder // not a typed nil: no speaker stays nil
 		}

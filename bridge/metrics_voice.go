@@ -2,7 +2,9 @@ package bridge
 
 import (
 	"sync"
+	"time"
 
+	"github.com/agentcall/acbridge/audio"
 	"github.com/agentcall/acbridge/client"
 	"github.com/prometheus/client_golang/prometheus"
 )
@@ -11,7 +13,9 @@ import (
 // session as a histogram, and the current session's quality, read from
 // the transport when Prometheus scrapes (no session: no samples).
 type voiceMetrics struct {
-	setup prometheus.Histogram
+	setup     prometheus.Histogram
+	reply     prometheus.Histogram
+	underruns prometheus.CounterFunc
 
 	mu  sync.Mutex
 	rtc *client.WebRTCTransport // the current session's, nil between sessions
@@ -24,7 +28,13 @@ func newVoiceMetrics() *voiceMetrics {
 		Help:    "Time from the SDP offer's creation to the WebRTC data channel's opening, per session.",
 		Buckets: []float64{.025, .05, .1, .25, .5, 1, 2, 5, 15, 30}})
 	g := func(name, help string) *prometheus.Desc { return prometheus.NewDesc(name, help, nil, nil) }
-	return &voiceMetrics{setup: h,
+	u := prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "acbridge_speaker_underruns_total",
+		Help: "Times the speaker ran out of audio in the middle of a stretch being played (the agent's voice came late); each widens the playout margin."},
+		func() float64 { return float64(audio.SpeakerUnderruns()) })
+	r := prometheus.NewHistogram(prometheus.HistogramOpts{Name: "acbridge_voice_reply_seconds",
+		Help:    "Time from releasing the talk button to the first audio of the agent's answer played.",
+		Buckets: []float64{.1, .25, .5, .75, 1, 1.5, 2, 3, 5, 10}})
+	return &voiceMetrics{setup: h, reply: r, underruns: u,
 		loss:      g("acbridge_voice_loss_ratio", "Fraction of the agent's voice frames lost on the way in the current session."),
 		residual:  g("acbridge_voice_residual_loss_ratio", "Fraction of the agent's voice frames neither received nor recovered through FEC in the current session."),
 		jitter:    g("acbridge_voice_jitter_seconds", "Interarrival jitter of the agent's voice (RFC 3550) in the current session."),
@@ -37,6 +47,8 @@ func newVoiceMetrics() *voiceMetrics {
 
 func (v *voiceMetrics) Describe(ch chan<- *prometheus.Desc) {
 	v.setup.Describe(ch)
+	v.reply.Describe(ch)
+	v.underruns.Describe(ch)
 	for _, d := range []*prometheus.Desc{v.loss, v.residual, v.jitter, v.rtt, v.mos, v.recovered, v.concealed} {
 		ch <- d
 	}
@@ -44,6 +56,8 @@ func (v *voiceMetrics) Describe(ch chan<- *prometheus.Desc) {
 
 func (v *voiceMetrics) Collect(ch chan<- prometheus.Metric) {
 	v.setup.Collect(ch)
+	v.reply.Collect(ch)
+	v.underruns.Collect(ch)
 	v.mu.Lock()
 	rtc := v.rtc
 	v.mu.Unlock()
@@ -71,4 +85,12 @@ func (m *Metrics) voiceSession(rtc *client.WebRTCTransport) {
 	m.voice.mu.Lock()
 	m.voice.rtc = rtc
 	m.voice.mu.Unlock()
+}
+
+// replyWaited records a release → first reply audio time (nil-safe: a
+// bridge without metrics passes its nil *Metrics' method).
+func (m *Metrics) replyWaited(d time.Duration) {
+	if m != nil {
+		m.voice.reply.Observe(d.Seconds())
+	}
 }

@@ -37,7 +37,7 @@ func TestVoiceMetrics(t *testing.T) {
 	if v, _ := strconv.ParseFloat(mos[1], 64); v < 4 {
 		t.Errorf("MOS %v on loopback", v)
 	}
-	for _, name := range []string{"acbridge_voice_loss_ratio 0", "acbridge_voice_jitter_seconds", "acbridge_voice_rtt_seconds", "acbridge_voice_frames_concealed 0"} {
+	for _, name := range []string{"acbridge_voice_loss_ratio 0", "acbridge_voice_jitter_seconds", "acbridge_voice_rtt_seconds", "acbridge_voice_frames_concealed 0", "acbridge_speaker_underruns_total", "acbridge_voice_reply_seconds_count"} {
 		if !regexp.MustCompile(`(?m)^` + name).MatchString(body) {
 			t.Errorf("no %s during the session:\n%s", name, grepMetrics(body))
 		}
@@ -50,5 +50,5 @@ func TestVoiceMetrics(t *testing.T) {
 }
 
 func grepMetrics(body string) string {
-	return strings.Join(regexp.MustCompile(`(?m)^acbridge_(webrtc|voice)_.*$`).FindAllString(body, -1), "\n")
+	return strings.Join(regexp.MustCompile(`(?m)^acbridge_(webrtc|voice|speaker)_.*$`).FindAllString(body, -1), "\n")
 }

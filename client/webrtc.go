@@ -17,6 +17,7 @@ import (
 
 	"github.com/agentcall/acbridge/internal/rtcpeer"
 	"github.com/agentcall/acbridge/protocol"
+	"github.com/pion/transport/v5/stdnet"
 	"github.com/pion/webrtc/v4"
 )
 
@@ -29,13 +30,14 @@ const (
 )
 
 // DefaultICEDisconnectedTimeout is how long the agent may stay silent (no
-// media, no ICE consent answer) before the connection counts as lost and
-// the session ends. It is pion's default, stated because it decides how
-// fast a vanished agent is noticed.
+// media, no ICE consent answer) before the path counts as dead: the kiosk
+// then restarts ICE (see WebRTCOptions.NoICERestart), and the session ends
+// when that fails. It is pion's default, stated because it decides how
+// fast a vanished agent or a moved address is noticed.
 const DefaultICEDisconnectedTimeout = 5 * time.Second
 
 // iceFailedTimeout only matters for pion's own bookkeeping: the session
-// already ends at Disconnected.
+// is restarted, or ends, from Disconnected on.
 const iceFailedTimeout = 25 * time.Second
 
 // ErrConnectionLost is why Recv fails when the WebRTC connection ends under
@@ -90,6 +92,17 @@ type WebRTCOptions struct {
 	RelayOnly bool
 	// ICEDisconnectedTimeout: default DefaultICEDisconnectedTimeout.
 	ICEDisconnectedTimeout time.Duration
+	// NoICERestart ends the session when its ICE path dies, as before ICE
+	// restart existed (and as an agent without it forces anyway). Default:
+	// the kiosk restarts ICE over the SDP endpoint for ICERestartWindow.
+	NoICERestart bool
+	// ICERestartWindow: default DefaultICERestartWindow.
+	ICERestartWindow time.Duration
+	// OnReplyAudio, if set, is told the time from a push-to-talk release
+	// (PushToTalk.Release) to the first agent audio handed to the Sink
+	// after it: what a visitor waits for an answer. It runs on the
+	// playback goroutine and must not block.
+	OnReplyAudio func(time.Duration)
 	// Logger receives connection state changes and counts, never frames or
 	// audio. Default: discard.
 	Logger *slog.Logger
@@ -113,6 +126,9 @@ func (o *WebRTCOptions) orDefault() (WebRTCOptions, error) {
 	}
 	if q.ICEDisconnectedTimeout <= 0 {
 		q.ICEDisconnectedTimeout = DefaultICEDisconnectedTimeout
+	}
+	if q.ICERestartWindow <= 0 {
+		q.ICERestartWindow = DefaultICERestartWindow
 	}
 	if q.Logger == nil {
 		q.Logger = slog.New(slog.DiscardHandler)
@@ -146,7 +162,13 @@ func (a *Discovered) DialWebRTC(ctx context.Context, opts *WebRTCOptions) (_ *We
 	dctx, cancel := context.WithTimeout(ctx, p.TotalTimeout)
 	defer cancel()
 	cands := newCandidateLog(p)
-	api, err := newWebRTCAPI(tgt.addr.Addr(), cands, &o)
+	// The host's interfaces, read again before an ICE restart: pion reads
+	// them once, so a restart would gather on an address that is gone.
+	ifs, err := stdnet.NewNet()
+	if err != nil {
+		return nil, fmt.Errorf("client: listing network interfaces: %w", err)
+	}
+	api, err := newWebRTCAPI(tgt.addr.Addr(), cands, &o, ifs)
 	if err != nil {
 		return nil, err
 	}
@@ -155,9 +177,10 @@ func (a *Discovered) DialWebRTC(ctx context.Context, opts *WebRTCOptions) (_ *We
 		return nil, err
 	}
 	began := time.Now()
-	if err := t.connect(dctx, ctx, func(ctx context.Context, offer string) (string, error) {
+	post := func(ctx context.Context, offer string) (string, error) {
 		return a.postOffer(ctx, tgt, offer, o.SessionID)
-	}); err != nil {
+	}
+	if err := t.connect(dctx, ctx, post); err != nil {
 		t.Close(nil)
 		if errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
 			err = fmt.Errorf("client: the WebRTC connection to %s was not up within %v: %w", a.Origin, p.TotalTimeout, err)
@@ -165,6 +188,25 @@ func (a *Discovered) DialWebRTC(ctx context.Context, opts *WebRTCOptions) (_ *We
 		return nil, err
 	}
 	t.setup = time.Since(began)
+	if !o.NoICERestart {
+		t.enableRestart(o.ICERestartWindow, rtcpeer.Fingerprint(t.pc.RemoteDescription().SDP), func(ctx context.Context, offer string) (string, error) {
+			// The restart's own POST is held to the dial's rules, against
+			// the agent's address as resolved at the dial.
+			answer, err := post(ctx, offer)
+			return answer, a.redact(err)
+		}, func() error {
+			if err := ifs.UpdateInterfaces(); err != nil {
+				return err
+			}
+			// Connecting a UDP socket sends nothing: it only looks up the
+			// route.
+			c, err := net.Dial("udp", tgt.addr.String())
+			if err == nil {
+				c.Close()
+			}
+			return err
+		})
+	}
 	return t, nil
 }
 
@@ -173,8 +215,9 @@ func (a *Discovered) DialWebRTC(ctx context.Context, opts *WebRTCOptions) (_ *We
 // the agent is on loopback (the local-development policy), and remote
 // candidates only at addresses the policy would allow an HTTPS connection
 // to (see candidateLog.allow).
-func newWebRTCAPI(remote netip.Addr, cands *candidateLog, o *WebRTCOptions) (*webrtc.API, error) {
+func newWebRTCAPI(remote netip.Addr, cands *candidateLog, o *WebRTCOptions, ifs *stdnet.Net) (*webrtc.API, error) {
 	api, err := rtcpeer.NewAPI(func(s *webrtc.SettingEngine) {
+		s.SetNet(ifs)
 		s.SetICETimeouts(o.ICEDisconnectedTimeout, max(iceFailedTimeout, 2*o.ICEDisconnectedTimeout), min(2*time.Second, o.ICEDisconnectedTimeout/3))
 		if remote.IsLoopback() {
 			s.SetIncludeLoopbackCandidate(true)

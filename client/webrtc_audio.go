@@ -22,12 +22,15 @@ type WebRTCStats struct {
 	PacketsReceived int64 // RTP packets of the agent's track
 	PacketsLost     int64 // gaps in the agent's sequence numbers
 	// Of the lost packets' frames: Recovered through the next packet's
-	// in-band FEC copy (libopus extrapolates instead where that packet
-	// carries none: SILK copies only frames of active speech), Concealed
-	// by the decoder's extrapolation alone.
+	// in-band FEC copy (where it carries one: SILK copies only frames of
+	// active speech), Concealed by the decoder's extrapolation alone.
 	Recovered, Concealed int64
 	DecodeErrors         int64         // agent packets libopus refused
 	Played               time.Duration // decoded audio handed to the Sink
+	ICERestarts          int64         // dead paths recovered by an ICE restart
+	// PacketsWithFEC of the received ones carry an in-band FEC copy of
+	// the frame before them (wire.HasLBRR).
+	PacketsWithFEC int64
 }
 
 // Stats returns the audio counters.
@@ -40,6 +43,8 @@ func (t *WebRTCTransport) Stats() WebRTCStats {
 		Concealed:       t.stats.concealed.Load(),
 		DecodeErrors:    t.stats.decodeErrors.Load(),
 		Played:          time.Duration(t.stats.played.Load()) * time.Second / wire.SampleRate,
+		ICERestarts:     t.stats.restarts.Load(),
+		PacketsWithFEC:  t.stats.withFEC.Load(),
 	}
 }
 
@@ -160,6 +165,9 @@ func (t *WebRTCTransport) playTrack(tr *webrtc.TrackRemote) {
 			return
 		}
 		t.stats.received.Add(1)
+		if wire.HasLBRR(pkt.Payload) {
+			t.stats.withFEC.Add(1)
+		}
 		if started {
 			gap := pkt.SequenceNumber - last - 1
 			if gap >= 0x8000 {
@@ -192,7 +200,9 @@ func (t *WebRTCTransport) playTrack(tr *webrtc.TrackRemote) {
 // extrapolation.
 func (t *WebRTCTransport) conceal(dec Decoder, lost int, payload []byte) {
 	fd, fec := dec.(FECDecoder)
-	fec = fec && len(payload) > 0
+	// Only a packet carrying the copy recovers the frame: libopus's FEC
+	// call on one without extrapolates, which is concealment.
+	fec = fec && wire.HasLBRR(payload)
 	if n := lost - btoi(fec); n > 0 {
 		if pcm, err := dec.DecodeLost(time.Duration(n) * wire.FrameDuration); err == nil {
 			t.stats.concealed.Add(int64(n))
@@ -220,5 +230,12 @@ func (t *WebRTCTransport) play(pcm []int16) bool {
 		return false
 	}
 	t.stats.played.Add(int64(len(pcm)))
+	if at := t.released.Swap(0); at != 0 && t.onReply != nil {
+		t.onReply(time.Since(time.Unix(0, at)))
+	}
 	return true
 }
+
+// markReleased notes a push-to-talk release: the next agent audio played
+// answers it.
+func (t *WebRTCTransport) markReleased() { t.released.Store(time.Now().UnixNano()) }

@@ -29,8 +29,9 @@ var errTransportClosed = errors.New("client: WebRTC transport closed")
 //
 // It is the one owner of every pion callback: callbacks only record what
 // happened and start goroutines the transport owns. The first of ICE
-// disconnection or failure, the peer connection failing or closing, the
-// agent breaking the profile, or Close ends the connection; a single
+// disconnection or failure not recovered by an ICE restart (see
+// webrtc_restart.go), the peer connection failing or closing, the agent
+// breaking the profile, or Close ends the connection; a single
 // teardown then stops the microphone, closes the peer connection and waits
 // for pion's goroutines and ours, so none outlives Close.
 type WebRTCTransport struct {
@@ -61,11 +62,25 @@ type WebRTCTransport struct {
 
 	setup time.Duration // the offer's creation to the channel's opening
 
+	// restart is the ICE restart machinery, armed once the channel is open
+	// (see webrtc_restart.go).
+	restart struct {
+		window time.Duration
+		fp     string // the agent's DTLS fingerprint, from its first answer
+		post   func(context.Context, string) (string, error)
+		route  func() error
+		up     chan struct{} // a pair works (again)
+		active atomic.Bool   // a recovery is running
+	}
+
+	onReply  func(time.Duration)
+	released atomic.Int64 // UnixNano of the last release awaiting its reply's audio, 0 if none
+
 	closeOnce sync.Once
 	// brief: Close was given a protocol error; see faultCloseTimeout.
 	brief atomic.Bool
 	stats struct {
-		sent, received, lost, decodeErrors, played, recovered, concealed atomic.Int64
+		sent, received, lost, decodeErrors, played, recovered, concealed, restarts, withFEC atomic.Int64
 	}
 }
 
@@ -91,7 +106,7 @@ func newWebRTCTransport(api *webrtc.API, o *WebRTCOptions, cands *candidateLog) 
 	}
 	pc := peer.PC
 	t := &WebRTCTransport{
-		log: log, sid: o.SessionID, peer: peer, pc: pc, mic: o.Mic, sink: o.Sink, newDec: o.NewDecoder, cands: cands,
+		log: log, sid: o.SessionID, peer: peer, pc: pc, mic: o.Mic, sink: o.Sink, newDec: o.NewDecoder, cands: cands, onReply: o.OnReplyAudio,
 		items: make(chan []byte), recvDone: make(chan struct{}), opened: make(chan struct{}),
 		closing: make(chan struct{}), life: peer.Life,
 	}
@@ -127,20 +142,8 @@ func newWebRTCTransport(api *webrtc.API, o *WebRTCOptions, cands *candidateLog) 
 
 // connect runs offer/answer through post and waits for the channel.
 func (t *WebRTCTransport) connect(ctx, outer context.Context, post func(context.Context, string) (string, error)) error {
-	offer, err := t.pc.CreateOffer(nil)
-	if err != nil {
-		return fmt.Errorf("client: webrtc offer: %w", err)
-	}
-	gathered := webrtc.GatheringCompletePromise(t.pc)
-	if err := t.pc.SetLocalDescription(offer); err != nil {
-		return fmt.Errorf("client: webrtc offer: %w", err)
-	}
-	// No trickle ICE in the profile's single POST: the offer carries every
-	// candidate.
-	select {
-	case <-gathered:
-	case <-ctx.Done():
-		return fmt.Errorf("client: gathering ICE candidates: %w", ctx.Err())
+	if err := t.offer(ctx, nil); err != nil {
+		return fmt.Errorf("client: %w", err)
 	}
 	answer, err := post(ctx, t.pc.LocalDescription().SDP)
 	if err != nil {
@@ -166,6 +169,25 @@ func (t *WebRTCTransport) connect(ctx, outer context.Context, post func(context.
 	}
 	t.log.Debug("client: WebRTC transport open", "remote", t.remoteCandidate())
 	return nil
+}
+
+// offer sets a new local offer and waits until it carries every
+// candidate: the profile's single POST has no trickle ICE.
+func (t *WebRTCTransport) offer(ctx context.Context, o *webrtc.OfferOptions) error {
+	offer, err := t.pc.CreateOffer(o)
+	if err != nil {
+		return fmt.Errorf("webrtc offer: %w", err)
+	}
+	gathered := webrtc.GatheringCompletePromise(t.pc)
+	if err := t.pc.SetLocalDescription(offer); err != nil {
+		return fmt.Errorf("webrtc offer: %w", err)
+	}
+	select {
+	case <-gathered:
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("gathering ICE candidates: %w", ctx.Err())
+	}
 }
 
 // remoteCandidate is the agent's side of the selected ICE pair, for the

@@ -158,8 +158,10 @@ func TestWebRTCPushToTalk(t *testing.T) {
 	// A cleanup, not a defer, so that the sink outlives the session.
 	t.Cleanup(func() { wav.Close() })
 	sink := &countingSink{w: wav, wrote: make(chan struct{}, 1)}
+	waited := make(chan time.Duration, 2)
 	rs := clienttest.StartRTCTurns(t, ag, &client.WebRTCOptions{SessionID: "ptt-1", Sink: sink,
-		NewDecoder: func() (client.Decoder, error) { return audio.NewDecoder() }})
+		NewDecoder:   func() (client.Decoder, error) { return audio.NewDecoder() },
+		OnReplyAudio: func(d time.Duration) { waited <- d }})
 	mic, tr, s, ptt := rs.Mic, rs.Transport, rs.Session, rs.PTT
 	if mic.Running() {
 		t.Fatal("microphone open before any turn")
@@ -213,6 +215,16 @@ func TestWebRTCPushToTalk(t *testing.T) {
 	// run.completed arrives on the other path.
 	reply := audio.DefaultVoiceDuration
 	sink.wait(int(reply * audio.SampleRate / time.Second))
+	// The wait for the answer is reported once per release.
+	select {
+	case d := <-waited:
+		t.Logf("release → first reply audio: %v", d)
+	default:
+		t.Error("no release → reply audio time reported")
+	}
+	if len(waited) != 0 {
+		t.Error("more than one release → reply audio time for one release")
+	}
 	if err := s.End(ctx); err != nil {
 		t.Fatal(err)
 	}

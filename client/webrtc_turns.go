@@ -78,6 +78,7 @@ func (p *PushToTalk) Release(ctx context.Context) (int64, error) {
 		return 0, nil
 	}
 	p.turn = 0
+	p.t.markReleased()
 	if err := p.t.StopMic(ctx); err != nil {
 		_ = p.t.DiscardMic()
 		return turn, errors.Join(fmt.Errorf("client: turn %d cancelled: %w", turn, err), p.s.CancelAudioTurn(ctx, turn))

@@ -5,8 +5,10 @@
 // no mDNS), the AgentCall-Session-ID bound, the 0.1 frame rules applied
 // to data channel messages (as internal/wsframe applies them to WebSocket
 // frames), the detached channel with its bounded send buffer (Channel), the
-// end-of-connection bookkeeping (Life) and the one close that delivers what
-// was sent last before the SCTP association is aborted (Close).
+// end-of-connection bookkeeping (Life), the hand-over of a dead ICE path to
+// the side's recovery ("ICE recovery does not create logical session
+// resume": Peer.SetRecovery, Fingerprint) and the one close that delivers
+// what was sent last before the SCTP association is aborted (Close).
 //
 // Who offers and who answers, which ICE candidates are allowed, and what a
 // broken rule is called in an error stay with each side.

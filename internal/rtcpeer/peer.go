@@ -24,8 +24,9 @@ type Peer struct {
 	side string // "client" or "agent", for log lines
 	log  *slog.Logger
 
-	mu sync.Mutex
-	ch *Channel
+	mu      sync.Mutex
+	ch      *Channel
+	recover func(webrtc.ICEConnectionState)
 }
 
 // NewPeer creates the peer connection. lost makes the error a loss ends
@@ -39,18 +40,47 @@ func NewPeer(api *webrtc.API, cfg webrtc.Configuration, side string, log *slog.L
 	p := &Peer{PC: pc, Life: NewLife(), side: side, log: log}
 	pc.OnICEConnectionStateChange(func(st webrtc.ICEConnectionState) {
 		log.Debug(side+": ICE state", "state", st.String())
+		if st == webrtc.ICEConnectionStateClosed {
+			p.Life.End(lost("ICE " + st.String()))
+			return
+		}
+		if r := p.recovery(); r != nil {
+			r(st)
+			return
+		}
 		switch st {
-		case webrtc.ICEConnectionStateDisconnected, webrtc.ICEConnectionStateFailed, webrtc.ICEConnectionStateClosed:
+		case webrtc.ICEConnectionStateDisconnected, webrtc.ICEConnectionStateFailed:
 			p.Life.End(lost("ICE " + st.String()))
 		}
 	})
 	pc.OnConnectionStateChange(func(st webrtc.PeerConnectionState) {
-		switch st {
-		case webrtc.PeerConnectionStateFailed, webrtc.PeerConnectionStateClosed:
+		switch {
+		case st == webrtc.PeerConnectionStateClosed:
+			p.Life.End(lost("peer connection " + st.String()))
+		case st == webrtc.PeerConnectionStateFailed && p.recovery() == nil:
+			// With a recovery the ICE state decides: a failed pair may be
+			// restarted.
 			p.Life.End(lost("peer connection " + st.String()))
 		}
 	})
 	return p, nil
+}
+
+// SetRecovery hands every later ICE state change but Closed to f instead
+// of ending the Life at Disconnected or Failed: the owner then restarts
+// ICE, or waits for the peer to, and ends the Life itself when the path
+// does not come back (the contract: "ICE recovery does not create logical
+// session resume", so the session lives on over a new path).
+func (p *Peer) SetRecovery(f func(webrtc.ICEConnectionState)) {
+	p.mu.Lock()
+	p.recover = f
+	p.mu.Unlock()
+}
+
+func (p *Peer) recovery() func(webrtc.ICEConnectionState) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.recover
 }
 
 // SetChannel keeps the profile's channel once it is open and detached.

@@ -45,6 +45,8 @@ func TestMain(m *testing.M) {
 // agentArgs configure the agent role.
 type agentArgs struct {
 	Listen, Cert, Key string
+	NoFEC             bool // the reply voice encoded without in-band FEC
+	NoICERestart      bool // every offer opens a session of its own
 }
 
 // agentRole serves the reference WebRTC agent over TLS, says where on
@@ -56,7 +58,7 @@ func agentRole() int {
 		fmt.Fprintln(os.Stderr, err)
 		return 2
 	}
-	ag, err := agent.New(&agent.Options{Transport: "webrtc", Physical: true, OnAudioTurn: func(at agent.AudioTurn) {
+	ag, err := agent.New(&agent.Options{Transport: "webrtc", Physical: true, ReplyEncoder: &audio.EncoderOptions{NoFEC: a.NoFEC}, NoICERestart: a.NoICERestart, OnAudioTurn: func(at agent.AudioTurn) {
 		b, _ := json.Marshal(at)
 		fmt.Fprintf(os.Stderr, "turn %s\n", b)
 	}})
@@ -87,6 +89,10 @@ type kioskArgs struct {
 	// TrustFile, if set, is the kiosk's system CA bundle (SSL_CERT_FILE):
 	// pion checks a TURN server's certificate against the system's roots.
 	TrustFile string
+	// MoveTo, if set, makes the run a roam instead (see roam): one turn,
+	// the kiosk's address replaced by this one, one more turn.
+	MoveTo       string
+	NoICERestart bool
 }
 
 // kioskResult is what the kiosk role measured.
@@ -98,9 +104,13 @@ type kioskResult struct {
 	ReplyRecv   int64 // agent packets received
 	ReplyLost   int64 // agent packets missing (sequence gaps)
 	Recovered   int64 // of those, frames recovered from in-band FEC
+	WithFEC     int64 // agent packets carrying an FEC copy
 	Concealed   int64 // and frames the decoder extrapolated
 	PlayedMs    float64
 	Lasting     []string // the health code of each dial error client.Lasting knows
+	// A roam's: the address move to the restart's end, and restarts seen.
+	RecoveredMs float64
+	Restarts    int64
 	Err         string
 }
 
@@ -112,7 +122,12 @@ func kioskRole() int {
 		fmt.Fprintln(os.Stderr, err)
 		return 2
 	}
-	r := measure(a)
+	var r kioskResult
+	if a.MoveTo != "" {
+		r = roam(a)
+	} else {
+		r = measure(a)
+	}
 	json.NewEncoder(os.Stdout).Encode(r)
 	return 0
 }
@@ -188,33 +203,39 @@ func talk(ctx context.Context, ag *client.Discovered, o *client.WebRTCOptions, t
 	if err != nil {
 		return err
 	}
-	tick := time.NewTicker(10 * time.Millisecond)
-	defer tick.Stop()
 	for i := 0; i < turns; i++ {
-		before := tr.Stats().PacketsSent
-		if _, err := ptt.Press(ctx); err != nil {
-			return err
-		}
-		// The microphone runs in real time: the turn lasts until it has
-		// put a second of packets on the track.
-		for tr.Stats().PacketsSent < before+50 {
-			select {
-			case <-tick.C:
-			case <-s.Done():
-				return s.Err()
-			}
-		}
-		if _, err := ptt.Release(ctx); err != nil {
-			return err
-		}
-		if err := waitRun(s); err != nil {
+		if err := oneTurn(ctx, s, tr, ptt); err != nil {
 			return err
 		}
 	}
 	st := tr.Stats()
 	r.MicSent, r.ReplyRecv, r.ReplyLost = st.PacketsSent, st.PacketsReceived, st.PacketsLost
-	r.Recovered, r.Concealed, r.PlayedMs = st.Recovered, st.Concealed, ms(st.Played)
+	r.Recovered, r.Concealed, r.PlayedMs, r.WithFEC = st.Recovered, st.Concealed, ms(st.Played), st.PacketsWithFEC
 	return nil
+}
+
+// oneTurn holds one push-to-talk turn of 50 microphone packets and waits
+// for its reply's run to complete.
+func oneTurn(ctx context.Context, s *client.Session, tr *client.WebRTCTransport, ptt *client.PushToTalk) error {
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	before := tr.Stats().PacketsSent
+	if _, err := ptt.Press(ctx); err != nil {
+		return err
+	}
+	// The microphone runs in real time: the turn lasts until it has put a
+	// second of packets on the track.
+	for tr.Stats().PacketsSent < before+50 {
+		select {
+		case <-tick.C:
+		case <-s.Done():
+			return s.Err()
+		}
+	}
+	if _, err := ptt.Release(ctx); err != nil {
+		return err
+	}
+	return waitRun(s)
 }
 
 // discardSink plays the agent's voice nowhere: the transport's counters
@@ -246,12 +267,19 @@ func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 // netlab.AgentAddr with a certificate of a fresh CA, and returns its URL,
 // the CA's file and the process.
 func agentIn(t *testing.T, l *netlab.Lab) (url, caFile string, p *netlab.Proc) {
+	return agentWith(t, l, agentArgs{})
+}
+
+// agentWith is agentIn with the agent's options in a (its address and
+// certificate filled in).
+func agentWith(t *testing.T, l *netlab.Lab, a agentArgs) (url, caFile string, p *netlab.Proc) {
 	t.Helper()
 	dir := t.TempDir()
 	ca := clienttest.NewCA(t)
-	caFile, cert, key := ca.WriteFiles(t, dir, netlab.AgentAddr.String())
+	caFile, a.Cert, a.Key = ca.WriteFiles(t, dir, netlab.AgentAddr.String())
+	a.Listen = netlab.AgentAddr.String() + ":443"
 	cmd := l.Command(l.Agent, os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), roleEnv+"=agent", argsEnv+"="+mustJSON(agentArgs{Listen: netlab.AgentAddr.String() + ":443", Cert: cert, Key: key}))
+	cmd.Env = append(os.Environ(), roleEnv+"=agent", argsEnv+"="+mustJSON(a))
 	p = l.Start(cmd)
 	return p.WaitLine(t, "listening on ", 20*time.Second), caFile, p
 }
@@ -276,6 +304,9 @@ func kioskIn(t *testing.T, l *netlab.Lab, a kioskArgs, d time.Duration) kioskRes
 	var r kioskResult
 	if err := json.Unmarshal(out, &r); err != nil {
 		t.Fatalf("kiosk role output %q: %v\n%s", out, err, stderr.String())
+	}
+	if r.Err != "" {
+		t.Logf("kiosk's log:\n%s", stderr.String())
 	}
 	return r
 }
