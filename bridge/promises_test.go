@@ -78,7 +78,7 @@ func TestInputWhileDiallingIsRefused(t *testing.T) {
 // closes long before its end and a tag tapped afterwards is not sent.
 func TestLongCancelDisarmsTheReader(t *testing.T) {
 	r := newRig(t, func(r *rig) {
-		r.tune = func(o *bridge.Options) { o.Window = 60 * time.Second }
+		r.tune = func(o *bridge.Options) { o.Policy.Window = 60 * time.Second }
 	})
 	r.press(button.Scan)
 	waitNotice(t, r.out, "the reader armed", func(n notice.Notice) bool {
@@ -124,7 +124,7 @@ func (c *stallingCamera) Present() bool { return true }
 func TestLongCancelStopsAPhotoCapture(t *testing.T) {
 	cam := &stallingCamera{started: make(chan struct{}, 2)}
 	r := newRig(t, func(r *rig) {
-		r.tune = func(o *bridge.Options) { o.Camera = cam }
+		r.tune = func(o *bridge.Options) { o.Devices.Camera = cam }
 	})
 	r.press(button.Photo)
 	select {

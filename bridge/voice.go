@@ -144,7 +144,7 @@ func (v *voice) engage(ctx context.Context) {
 	}
 	v.opened()
 	v.held = true
-	v.tick = time.NewTicker(min(max(b.o.EngagementIdle/4, 10*time.Millisecond), time.Second))
+	v.tick = time.NewTicker(min(max(b.o.Policy.EngagementIdle/4, 10*time.Millisecond), time.Second))
 	b.printAndDisplay(notice.Notice{Kind: notice.Armed, Control: button.Talk, Text: "listening: speak to the agent; press TALK again when you are done"})
 }
 
@@ -173,7 +173,7 @@ func (v *voice) end(ctx context.Context, why string) {
 	text := map[string]string{
 		endTalk:     "stopped listening",
 		endReleased: "stopped listening",
-		endIdle:     "stopped listening: nothing happened for " + b.o.EngagementIdle.Round(time.Second).String(),
+		endIdle:     "stopped listening: nothing happened for " + b.o.Policy.EngagementIdle.Round(time.Second).String(),
 		endCancel:   "stopped listening: cancelled",
 		endSession:  "stopped listening: the session ended",
 		endMic:      "stopped listening: the microphone failed",
@@ -190,7 +190,7 @@ func (v *voice) opened() {
 	// engagement is a conversation both ways, which needs the echo
 	// canceller instead, or ducking without one.
 	if v.ptt != nil || !b.sessionMic().CancelsEcho() {
-		b.o.Volume.Duck(true)
+		b.o.Devices.Volume.Duck(true)
 	}
 	v.open = true
 	v.since = v.c.b.o.Now()
@@ -203,7 +203,7 @@ func (v *voice) opened() {
 // audit line.
 func (v *voice) closed(why string) {
 	v.open = false
-	v.c.b.o.Volume.Duck(false)
+	v.c.b.o.Devices.Volume.Duck(false)
 	if v.tick != nil {
 		v.tick.Stop()
 		v.tick = nil
@@ -246,7 +246,7 @@ func (c *conv) idleCheck(ctx context.Context) {
 		v.end(ctx, endMic)
 	case c.s.Busy() || c.collecting != "":
 		v.active = now
-	case now.Sub(v.active) >= c.b.o.EngagementIdle:
+	case now.Sub(v.active) >= c.b.o.Policy.EngagementIdle:
 		v.end(ctx, endIdle)
 	}
 }

@@ -81,7 +81,10 @@ func voiceRig(t *testing.T, explicit bool, idle time.Duration, onTurn func(agent
 		}
 		r.mic = mic
 		r.tune = func(o *bridge.Options) {
-			o.LED, o.EngagementIdle, o.Volume, o.Metrics = led, idle, bo.Volume, bo.Metrics
+			o.Devices.LED, o.Devices.Volume, o.Metrics = led, bo.Devices.Volume, bo.Metrics
+			if idle > 0 {
+				o.Policy.EngagementIdle = idle
+			}
 		}
 	})
 	return r, heard, led

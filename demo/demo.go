@@ -101,10 +101,14 @@ func Run(ctx context.Context, o *Options) error {
 	defer d.buttons.Close()
 	log := slog.New(slog.NewTextHandler(logw, nil))
 	fmt.Fprintf(d.stdout, "acbridge demo: the reference agent at %s;\n  tags: %s;\n  photos: the test-pattern camera; a temporary keystore.\n\n", k.URL, k.Description)
+	// The simulated kiosk's own configuration sets the session's rules,
+	// as the daemon's does; only the story's pace is the demo's.
+	pol := station.Policy(k.Config)
+	pol.Window, pol.ReconnectMax = 10*time.Second, 2*time.Second
 	b := bridge.New(bridge.Options{
-		AgentURL: k.URL, Policy: &client.Policy{AllowInsecureLocal: true},
-		Reader: reader, Camera: station.PhotoOf(cam), Buttons: d.buttons, Texts: d.texts,
-		Window: 10 * time.Second, ReconnectMax: 2 * time.Second, Out: d.out, Display: d.out.Display, Logger: log,
+		Agent:   bridge.Agent{URL: k.URL, Network: &client.Policy{AllowInsecureLocal: true}},
+		Devices: bridge.Devices{Reader: reader, Camera: station.PhotoOf(cam), Buttons: d.buttons},
+		Policy:  pol, Texts: d.texts, Out: d.out, Display: d.out.Display, Logger: log,
 	})
 	done := make(chan error, 1)
 	go func() { done <- b.Run(ctx) }()

@@ -95,15 +95,14 @@ func newRigWith(t *testing.T, ko *kiosk.Options, physical button.Source) *rig {
 		srcs = append(srcs, physical)
 	}
 	r.btns = r.kiosk.Watch(button.Merge(srcs...))
+	policy := bridgetest.Policy()
+	policy.Window = 5 * time.Second
 	b := bridge.New(bridge.Options{
-		AgentURL: base,
-		Policy:   &client.Policy{AllowInsecureLocal: true},
-		Reader:   r.reader,
-		Camera:   station.PhotoOf(r.cam),
-		Buttons:  r.btns,
-		Texts:    r.kiosk.Texts(),
-		Window:   5 * time.Second,
-		Out:      r.out,
+		Agent:   bridge.Agent{URL: base, Network: &client.Policy{AllowInsecureLocal: true}},
+		Devices: bridge.Devices{Reader: r.reader, Camera: station.PhotoOf(r.cam), Buttons: r.btns},
+		Policy:  policy,
+		Texts:   r.kiosk.Texts(),
+		Out:     r.out,
 		Display: func(n notice.Notice) {
 			r.out.Display(n)
 			r.kiosk.Display(n)
