@@ -105,6 +105,10 @@ type rig struct {
 	handler func(*agent.Agent) http.Handler
 	noWait  bool
 	photos  atomic.Int32 // camera captures started
+	// clock, if set, is the bridge's clock; ticks, if set, its engagement
+	// idle checks (see idleCheck).
+	clock *testClock
+	ticks chan time.Time
 }
 
 func (r *rig) serve(addr string) {
@@ -173,6 +177,12 @@ func newRig(t *testing.T, setup ...func(*rig)) *rig {
 	}
 	if r.mic != nil {
 		o.Devices.Mic = bridge.OpenedMic{Mic: r.mic}
+	}
+	if r.clock != nil {
+		o.Now = r.clock.Now
+	}
+	if r.ticks != nil {
+		bridge.SetEngagementTicks(&o, r.ticks)
 	}
 	if r.tune != nil {
 		r.tune(&o)

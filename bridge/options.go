@@ -50,6 +50,11 @@ type Options struct {
 	Now func() time.Time
 	// OnState, if set, is told of connection changes (for sd_notify STATUS).
 	OnState func(State)
+
+	// engagementTicks, set by tests (export_test.go), replaces the
+	// engagement's idle-check ticker, so that a test decides when the
+	// check runs instead of sleeping past it.
+	engagementTicks <-chan time.Time
 }
 
 // Agent is whom the bridge talks to and how it may reach it.

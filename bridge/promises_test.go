@@ -63,7 +63,12 @@ func TestInputWhileDiallingIsRefused(t *testing.T) {
 	}, 1)
 	release()
 	waitNotice(t, r.out, "the session", kind(notice.Connected), 1)
-	time.Sleep(time.Second) // room for a wrongly queued press to act
+	// Presses reach the session in order: once a later TALK is answered,
+	// a wrongly queued PHOTO would have been armed before it.
+	r.press(button.Talk)
+	waitNotice(t, r.out, "the later press answered", func(n notice.Notice) bool {
+		return n.Kind == notice.Refused && n.Control == button.Talk
+	}, 1)
 	if c := r.photos.Load(); c != 0 {
 		t.Errorf("the camera was asked for %d photo(s) after a refused press", c)
 	}

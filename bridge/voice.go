@@ -51,11 +51,12 @@ type voice struct {
 	eng *client.Engagement // no explicit turns
 
 	open   bool
-	held   bool         // the press that opened the engagement is still down
-	since  time.Time    // when the turn or engagement opened
-	active time.Time    // last agent event or observation in an engagement
-	sentAt int64        // the transport's packets sent when it opened
-	tick   *time.Ticker // an engagement's idle check; nil when none is open
+	held   bool             // the press that opened the engagement is still down
+	since  time.Time        // when the turn or engagement opened
+	active time.Time        // last agent event or observation in an engagement
+	sentAt int64            // the transport's packets sent when it opened
+	tick   <-chan time.Time // an engagement's idle check; nil when none is open
+	untick func()           // stops tick
 }
 
 // startVoice sets up the microphone of a WebRTC session, closed until a
@@ -144,7 +145,12 @@ func (v *voice) engage(ctx context.Context) {
 	}
 	v.opened()
 	v.held = true
-	v.tick = time.NewTicker(min(max(b.o.Policy.EngagementIdle/4, 10*time.Millisecond), time.Second))
+	if b.o.engagementTicks != nil {
+		v.tick, v.untick = b.o.engagementTicks, func() {}
+	} else {
+		t := time.NewTicker(min(max(b.o.Policy.EngagementIdle/4, 10*time.Millisecond), time.Second))
+		v.tick, v.untick = t.C, t.Stop
+	}
 	b.printAndDisplay(notice.Notice{Kind: notice.Armed, Control: button.Talk, Text: "listening: speak to the agent; press TALK again when you are done"})
 }
 
@@ -205,7 +211,7 @@ func (v *voice) closed(why string) {
 	v.open = false
 	v.c.b.o.Devices.Volume.Duck(false)
 	if v.tick != nil {
-		v.tick.Stop()
+		v.untick()
 		v.tick = nil
 	}
 	b := v.c.b
@@ -230,7 +236,7 @@ func (c *conv) voiceTick() <-chan time.Time {
 	if c.voice == nil || c.voice.tick == nil {
 		return nil
 	}
-	return c.voice.tick.C
+	return c.voice.tick
 }
 
 // idleCheck ends an engagement that has seen no agent run and no
