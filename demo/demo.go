@@ -18,7 +18,6 @@ import (
 	"github.com/agentcall/acbridge/bridge/bridgetest"
 	"github.com/agentcall/acbridge/button"
 	"github.com/agentcall/acbridge/button/buttontest"
-	"github.com/agentcall/acbridge/camera"
 	"github.com/agentcall/acbridge/client"
 	"github.com/agentcall/acbridge/station"
 	"github.com/agentcall/acbridge/station/sim"
@@ -86,11 +85,12 @@ func Run(ctx context.Context, o *Options) error {
 	}
 	defer k.Close()
 	d.kiosk = k
-	cam, err := camera.New(camera.Config{Device: k.Config.Camera.Device})
+	// The camera as the daemon builds it from the same configuration.
+	photo, err := station.NewPhoto(k.Config.Camera, nil)
 	if err != nil {
 		return err
 	}
-	defer cam.Close()
+	defer photo.Close()
 	reader, closeReader, err := k.OpenReader(ctx)
 	if err != nil {
 		return err
@@ -107,7 +107,7 @@ func Run(ctx context.Context, o *Options) error {
 	pol.Window, pol.ReconnectMax = 10*time.Second, 2*time.Second
 	b := bridge.New(bridge.Options{
 		Agent:   bridge.Agent{URL: k.URL, Network: &client.Policy{AllowInsecureLocal: true}},
-		Devices: bridge.Devices{Reader: reader, Camera: station.PhotoOf(cam), Buttons: d.buttons},
+		Devices: bridge.Devices{Reader: reader, Camera: photo, Buttons: d.buttons},
 		Policy:  pol, Texts: d.texts, Out: d.out, Display: d.out.Display, Logger: log,
 	})
 	done := make(chan error, 1)
