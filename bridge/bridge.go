@@ -14,6 +14,7 @@ import (
 	"github.com/agentcall/acbridge/backoff"
 	"github.com/agentcall/acbridge/button"
 	"github.com/agentcall/acbridge/client"
+	"github.com/agentcall/acbridge/health"
 	"github.com/agentcall/acbridge/internal/redact"
 	"github.com/agentcall/acbridge/nfc"
 	"github.com/agentcall/acbridge/notice"
@@ -55,6 +56,13 @@ type Bridge struct {
 	micDev  *audio.Mic // see mic
 	limits  *limits
 	red     *redact.Secrets // the token, for every output (see clean)
+	// lasting is the lasting refusal Health holds as current; nil: none.
+	// Run's goroutine alone touches it.
+	lasting *health.Warnable
+	// failing is, by collection kind, the problem its last collection
+	// failed with, current in Health until one succeeds; the session
+	// loop alone touches it.
+	failing map[string]*health.Warnable
 }
 
 // New returns a Bridge; Run starts it. It panics on a Policy that was not
@@ -88,7 +96,7 @@ func New(o Options) *Bridge {
 	// there as on the screen.
 	red := redact.New(o.Agent.Token)
 	o.Logger, o.Audit = slog.New(red.Handler(o.Logger.Handler())), slog.New(red.Handler(o.Audit.Handler()))
-	b := &Bridge{o: o, log: o.Logger, audit: o.Audit, presses: make(chan button.Event, 16), led: led, limits: newLimits(), red: red}
+	b := &Bridge{o: o, log: o.Logger, audit: o.Audit, presses: make(chan button.Event, 16), led: led, limits: newLimits(), red: red, failing: map[string]*health.Warnable{}}
 	if o.Devices.Speaker != nil {
 		b.voiceIn = &heardSink{Sink: o.Devices.Speaker, now: o.Now}
 	}
@@ -130,6 +138,7 @@ func (b *Bridge) Run(ctx context.Context) error {
 			continue
 		}
 		told = lastingTold{}
+		b.clearLasting()
 		b.state(State{Err: err})
 		delay := bo.Next()
 		b.log.Warn("agent session ended; reconnecting", "err", err, "in", delay.Round(time.Millisecond), "attempt", bo.Failures())

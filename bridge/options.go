@@ -10,6 +10,7 @@ import (
 	"github.com/agentcall/acbridge/audio"
 	"github.com/agentcall/acbridge/button"
 	"github.com/agentcall/acbridge/client"
+	"github.com/agentcall/acbridge/health"
 	"github.com/agentcall/acbridge/notice"
 	"github.com/agentcall/acbridge/protocol"
 )
@@ -50,6 +51,10 @@ type Options struct {
 	Now func() time.Time
 	// OnState, if set, is told of connection changes (for sd_notify STATUS).
 	OnState func(State)
+	// Health, if set, is told of the problems the bridge meets (an agent
+	// refused by this kiosk's policy, a device failing a collection) and
+	// of their end, for the status line and the kiosk page to read.
+	Health *health.Tracker
 
 	// engagementTicks, set by tests (export_test.go), replaces the
 	// engagement's idle-check ticker, so that a test decides when the

@@ -67,6 +67,7 @@ func (b *Bridge) session(ctx context.Context) (established bool, err error) {
 		return false, err
 	}
 	b.up = b.o.Now()
+	b.clearLasting()
 	ag, s, rtc, mods := d.ag, d.s, d.rtc, d.mods
 	c := &conv{b: b, s: s, origin: ag.Origin, results: make(chan collected, 1), notes: make(chan notice.Notice, 4), offered: mods,
 		speakText: ag.Card.Params.Voice.Owner == "client"}
@@ -327,11 +328,19 @@ func (c *conv) collectionDone(ctx context.Context, r collected) {
 			n := notice.Notice{Kind: notice.Disarmed, Control: r.control, Text: fmt.Sprintf("%s: %v", kind, r.err)}
 			if w := health.Of(r.err); w != nil {
 				n.Code = w.Code
+				if old := b.failing[kind]; old != w {
+					b.o.Health.Clear(old)
+				}
+				b.o.Health.SetErr(r.err)
+				b.failing[kind] = w
 			}
 			b.printAndDisplay(n)
 		}
 		return
 	}
+	// The device worked: what its last failure set is over.
+	b.o.Health.Clear(b.failing[kind])
+	delete(b.failing, kind)
 	if o := r.obs.Object; o != nil && b.o.SentRef != nil {
 		b.o.SentRef(o.ObjectRef)
 	}

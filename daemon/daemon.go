@@ -9,6 +9,7 @@ import (
 
 	"github.com/agentcall/acbridge/bridge"
 	"github.com/agentcall/acbridge/config"
+	"github.com/agentcall/acbridge/health"
 	sd "github.com/coreos/go-systemd/v22/daemon"
 )
 
@@ -81,14 +82,10 @@ func runGeneration(ctx context.Context, cfg *config.Config, o *Options, texts <-
 	defer p.close()
 	speak, waitSpeech := ttsSpeaker(cfg.Audio.TTSCommand, log)
 	defer waitSpeech()
-	onState := func(s bridge.State) {
-		status := "not connected: " + fmt.Sprint(s.Err)
-		if s.Connected {
-			status = fmt.Sprintf("connected to %s (%v)", s.Agent, s.Modalities)
-		}
-		sd.SdNotify(false, "STATUS="+status+missingStatus(p.station.Missing))
-	}
-	opts := bridgeOptions(cfg, p, o.Stdout, onState)
+	problems := &health.Tracker{}
+	status := newStatusLine(p.station.Missing, problems, "connecting to "+cfg.Agent.URL, func(s string) { sd.SdNotify(false, "STATUS="+s) })
+	opts := bridgeOptions(cfg, p, o.Stdout, status.state)
+	opts.Health = problems
 	opts.Speak = speak
 	opts.Texts = p.station.Texts
 	if k := p.station.Kiosk; k != nil && cfg.Kiosk.TextBox {
@@ -97,7 +94,7 @@ func runGeneration(ctx context.Context, cfg *config.Config, o *Options, texts <-
 	b := bridge.New(opts)
 	// READY once the devices are open: the network may come later, and the
 	// bridge retries the agent on its own.
-	sd.SdNotify(false, sd.SdNotifyReady+"\nSTATUS=connecting to "+cfg.Agent.URL+missingStatus(p.station.Missing))
+	sd.SdNotify(false, sd.SdNotifyReady+"\nSTATUS="+status.String())
 	done := make(chan error, 1)
 	go func() { done <- b.Run(gctx) }()
 	var watchdog <-chan time.Time
