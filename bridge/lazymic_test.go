@@ -10,7 +10,7 @@ import (
 	"github.com/agentcall/acbridge/button"
 )
 
-// countingOpener resolves the test microphone through Options.OpenMic and
+// countingOpener resolves the test microphone as Devices.Mic and
 // counts the calls; fail makes it report no microphone.
 type countingOpener struct {
 	calls atomic.Int32

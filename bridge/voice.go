@@ -17,7 +17,7 @@ import (
 // push-to-talk: held, a turn is open; released, it is committed. Without
 // them the agent has no turn messages to go by, so a press of TALK opens
 // an engagement that lasts until the next press of TALK, a long CANCEL,
-// Options.EngagementIdle without an agent run or an observation, or the
+// Policy.EngagementIdle without an agent run or an observation, or the
 // end of the session. The LED and the display show "listening" for
 // exactly the open turn or engagement, and the audit log gets one line for
 // each.
@@ -36,7 +36,7 @@ const (
 	endReleased = "released"          // TALK let go: the turn committed, or a held engagement ended
 	endTalk     = "talk"              // engagement: TALK pressed again
 	endCancel   = "cancel"            // a long CANCEL
-	endIdle     = "idle"              // Options.EngagementIdle without a run or an observation
+	endIdle     = "idle"              // Policy.EngagementIdle without a run or an observation
 	endSession  = "session ended"     // the session ended under it
 	endMic      = "microphone failed" // the device failed or went away
 	endFailed   = "failed"            // push-to-talk: the commit did not go out
@@ -240,7 +240,7 @@ func (c *conv) voiceTick() <-chan time.Time {
 }
 
 // idleCheck ends an engagement that has seen no agent run and no
-// observation for Options.EngagementIdle, or whose microphone stopped.
+// observation for Policy.EngagementIdle, or whose microphone stopped.
 func (c *conv) idleCheck(ctx context.Context) {
 	v := c.voice
 	if v == nil || !v.open || v.eng == nil {
