@@ -56,9 +56,6 @@ type Bridge struct {
 	micDev  *audio.Mic // see mic
 	limits  *limits
 	red     *redact.Secrets // the token, for every output (see clean)
-	// lasting is the lasting refusal Health holds as current; nil: none.
-	// Run's goroutine alone touches it.
-	lasting *health.Warnable
 	// failing is, by collection kind, the problem its last collection
 	// failed with, current in Health until one succeeds; the session
 	// loop alone touches it.
@@ -138,7 +135,6 @@ func (b *Bridge) Run(ctx context.Context) error {
 			continue
 		}
 		told = lastingTold{}
-		b.clearLasting()
 		b.state(State{Err: err})
 		delay := bo.Next()
 		b.log.Warn("agent session ended; reconnecting", "err", err, "in", delay.Round(time.Millisecond), "attempt", bo.Failures())

@@ -31,17 +31,7 @@ func (b *Bridge) tellLasting(told *lastingTold, w *health.Warnable, err error, d
 		b.log.Debug("agent refused again by this kiosk's policy", "problem", w.Code, "in", delay.Round(time.Millisecond))
 	}
 	if w != told.w {
-		b.clearLasting()
-		b.o.Health.Set(w, why)
-		b.lasting = w
 		told.w = w
 		b.printAndDisplay(notice.Notice{Kind: notice.Disconnected, Text: w.Person, Code: w.Code})
 	}
-}
-
-// clearLasting tells Health that the lasting refusal, if any, is over: a
-// session was established or the agent fails otherwise now.
-func (b *Bridge) clearLasting() {
-	b.o.Health.Clear(b.lasting)
-	b.lasting = nil
 }

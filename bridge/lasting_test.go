@@ -13,7 +13,6 @@ import (
 	"github.com/agentcall/acbridge/bridge"
 	"github.com/agentcall/acbridge/bridge/bridgetest"
 	"github.com/agentcall/acbridge/client"
-	"github.com/agentcall/acbridge/health"
 	"github.com/agentcall/acbridge/notice"
 )
 
@@ -34,14 +33,12 @@ func TestLastingRefusalToldOnceAndRetriedAtTheCeiling(t *testing.T) {
 		var out strings.Builder
 		pol := bridgetest.Policy()
 		pol.ReconnectMax = time.Minute
-		tracker := &health.Tracker{}
 		b := bridge.New(bridge.Options{
 			Agent: bridge.Agent{URL: "https://agent.intranet", Network: &client.Policy{LookupIP: func(context.Context, string) ([]net.IP, error) {
 				lookups.Add(1)
 				return []net.IP{net.ParseIP("10.20.0.5")}, nil
 			}}},
 			Policy:  pol,
-			Health:  tracker,
 			Out:     &lockedWriter{mu: &mu, w: &out},
 			Display: func(n notice.Notice) { mu.Lock(); notices = append(notices, n); mu.Unlock() },
 			OnState: func(s bridge.State) { mu.Lock(); states = append(states, s); mu.Unlock() },
@@ -61,9 +58,6 @@ func TestLastingRefusalToldOnceAndRetriedAtTheCeiling(t *testing.T) {
 		synctest.Wait()
 		cancel()
 		<-done
-		if cur := tracker.Current(); len(cur) != 1 || cur[0] != client.WarnNetwork {
-			t.Errorf("current problems %v, want %s alone", cur, client.WarnNetwork.Code)
-		}
 		mu.Lock()
 		defer mu.Unlock()
 		if len(notices) != 1 || notices[0].Kind != notice.Disconnected || notices[0].Text != client.WarnNetwork.Person || notices[0].Code != client.WarnNetwork.Code {

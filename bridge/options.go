@@ -51,9 +51,10 @@ type Options struct {
 	Now func() time.Time
 	// OnState, if set, is told of connection changes (for sd_notify STATUS).
 	OnState func(State)
-	// Health, if set, is told of the problems the bridge meets (an agent
-	// refused by this kiosk's policy, a device failing a collection) and
-	// of their end, for the status line and the kiosk page to read.
+	// Health, if set, is told of a device failing a collection and of the
+	// end of that problem (a collection of its kind that works), for the
+	// status line to read. The connection's problems are not in it: they
+	// are the State OnState gets.
 	Health *health.Tracker
 
 	// engagementTicks, set by tests (export_test.go), replaces the

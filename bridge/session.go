@@ -67,7 +67,6 @@ func (b *Bridge) session(ctx context.Context) (established bool, err error) {
 		return false, err
 	}
 	b.up = b.o.Now()
-	b.clearLasting()
 	ag, s, rtc, mods := d.ag, d.s, d.rtc, d.mods
 	c := &conv{b: b, s: s, origin: ag.Origin, results: make(chan collected, 1), notes: make(chan notice.Notice, 4), offered: mods,
 		speakText: ag.Card.Params.Voice.Owner == "client"}
