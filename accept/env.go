@@ -198,12 +198,13 @@ func (r *runner) envCamera(ctx context.Context, t *T) error {
 		return skipf("the photo modality is not enabled (modalities.enabled)")
 	}
 	dev := r.cfg.Camera.Device
-	if dev == camera.TestDevice {
+	picked := camera.Pick(ctx, dev)
+	switch station.CameraSourceOf(picked).Name {
+	case station.CameraTest:
 		t.note("the test-pattern camera (simulation) has no device node")
 		return nil
-	}
-	if rpi := camera.Pick(ctx, dev); strings.HasPrefix(rpi, camera.RPiPrefix) {
-		return r.envRPiCam(ctx, t, rpi)
+	case station.CameraRPi:
+		return r.envRPiCam(ctx, t, picked)
 	}
 	var nodes []string
 	if strings.HasPrefix(dev, "/") {

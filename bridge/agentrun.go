@@ -87,7 +87,7 @@ var errUnresponsive = errors.New("the agent did not end its answer after a cance
 // watchTick is how often the watch looks: often enough to act within a
 // fraction of the shorter bound.
 func (b *Bridge) watchTick() time.Duration {
-	d := min(b.o.RunTimeout, b.o.CancelGrace) / 5
+	d := min(b.o.Policy.RunTimeout, b.o.Policy.CancelGrace) / 5
 	return min(max(d, 20*time.Millisecond), time.Second)
 }
 
@@ -102,16 +102,16 @@ func (c *conv) checkRun(ctx context.Context) error {
 		w.busy, w.last = true, now
 	}
 	if !w.cancelAt.IsZero() {
-		if now.Sub(w.cancelAt) < b.o.CancelGrace {
+		if now.Sub(w.cancelAt) < b.o.Policy.CancelGrace {
 			return nil
 		}
-		b.log.Warn("the agent did not end a cancelled run; ending the session", "grace", b.o.CancelGrace)
+		b.log.Warn("the agent did not end a cancelled run; ending the session", "grace", b.o.Policy.CancelGrace)
 		ectx, cancel := context.WithTimeout(context.Background(), time.Second)
 		defer cancel()
 		if err := c.s.End(ectx); err != nil {
 			b.log.Warn("session.end not sent", "err", err)
 		}
-		return fmt.Errorf("%w within %s", errUnresponsive, b.o.CancelGrace)
+		return fmt.Errorf("%w within %s", errUnresponsive, b.o.Policy.CancelGrace)
 	}
 	if h := b.heard(); h.After(w.last) {
 		w.last = h // the agent is speaking its answer
@@ -121,11 +121,11 @@ func (c *conv) checkRun(ctx context.Context) error {
 		w.last = now
 		return nil
 	}
-	if now.Sub(w.last) < b.o.RunTimeout {
+	if now.Sub(w.last) < b.o.Policy.RunTimeout {
 		return nil
 	}
-	b.log.Warn("the agent sent nothing for the run timeout; cancelling the run", "timeout", b.o.RunTimeout)
-	b.printAndDisplayInfo("the agent has not answered for %s: cancelling", b.o.RunTimeout)
+	b.log.Warn("the agent sent nothing for the run timeout; cancelling the run", "timeout", b.o.Policy.RunTimeout)
+	b.printAndDisplayInfo("the agent has not answered for %s: cancelling", b.o.Policy.RunTimeout)
 	if err := c.cancelRun(ctx); err != nil {
 		b.log.Warn("cancel not sent", "err", err)
 	}

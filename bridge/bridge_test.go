@@ -105,6 +105,10 @@ type rig struct {
 	handler func(*agent.Agent) http.Handler
 	noWait  bool
 	photos  atomic.Int32 // camera captures started
+	// clock, if set, is the bridge's clock; ticks, if set, its engagement
+	// idle checks (see idleCheck).
+	clock *testClock
+	ticks chan time.Time
 }
 
 func (r *rig) serve(addr string) {
@@ -154,22 +158,31 @@ func newRig(t *testing.T, setup ...func(*rig)) *rig {
 		t.Fatal(err)
 	}
 	logger := slogTo(r.log)
+	pol := bridgetest.Policy()
+	pol.Window, pol.HardwareCheck = 3*time.Second, 50*time.Millisecond
+	pol.ReconnectMin, pol.ReconnectMax = 50*time.Millisecond, 200*time.Millisecond
 	o := bridge.Options{
-		AgentURL:      base,
-		Policy:        &client.Policy{AllowInsecureLocal: true},
-		Reader:        r.reader,
-		Camera:        &countingCamera{Camera: station.PhotoOf(r.cam), n: &r.photos},
-		Mic:           r.mic,
-		Speaker:       r.speakerSink(),
-		Buttons:       r.buttons,
-		Texts:         r.texts,
-		Window:        3 * time.Second,
-		HardwareCheck: 50 * time.Millisecond,
-		ReconnectMin:  50 * time.Millisecond,
-		ReconnectMax:  200 * time.Millisecond,
-		Out:           r.out,
-		Display:       r.out.Display,
-		Logger:        logger,
+		Agent: bridge.Agent{URL: base, Network: &client.Policy{AllowInsecureLocal: true}},
+		Devices: bridge.Devices{
+			Reader:  r.reader,
+			Camera:  &countingCamera{Camera: station.PhotoOf(r.cam), n: &r.photos},
+			Speaker: r.speakerSink(),
+			Buttons: r.buttons,
+		},
+		Policy:  pol,
+		Texts:   r.texts,
+		Out:     r.out,
+		Display: r.out.Display,
+		Logger:  logger,
+	}
+	if r.mic != nil {
+		o.Devices.Mic = bridge.OpenedMic{Mic: r.mic}
+	}
+	if r.clock != nil {
+		o.Now = r.clock.Now
+	}
+	if r.ticks != nil {
+		bridge.SetEngagementTicks(&o, r.ticks)
 	}
 	if r.tune != nil {
 		r.tune(&o)

@@ -58,15 +58,15 @@ func refuseUntil[T any](b *Bridge, done <-chan T) T {
 // dial discovers the agent, opens the transport its card names and starts
 // the session.
 func (b *Bridge) dial(ctx context.Context) (*dialed, error) {
-	ag, err := client.Discover(ctx, b.o.AgentURL, b.o.Token, b.o.Policy)
+	ag, err := client.Discover(ctx, b.o.Agent.URL, b.o.Agent.Token, b.o.Agent.Network)
 	if err != nil {
 		return nil, err
 	}
 	d := &dialed{ag: ag}
 	var t client.Transport
-	opts := &client.Options{Modalities: b.present(), Logger: b.log, RunBudget: b.o.RunBudget, Context: b.o.Context}
+	opts := &client.Options{Modalities: b.present(), Logger: b.log, RunBudget: &b.o.Policy.RunBudget, Context: b.o.Context}
 	if ag.Card.Params.AGUI.Transport == protocol.TransportWebRTC {
-		wo := &client.WebRTCOptions{Logger: b.log.With("part", "webrtc"), ICEServers: b.o.ICEServers, RelayOnly: b.o.RelayOnly,
+		wo := &client.WebRTCOptions{Logger: b.log.With("part", "webrtc"), ICEServers: b.o.Agent.ICEServers, RelayOnly: b.o.Agent.RelayOnly,
 			OnReplyAudio: b.o.Metrics.replyWaited}
 		if b.voiceIn != nil {
 			wo.Sink, wo.NewDecoder = b.voiceIn, opusDecoder // not a typed nil: no speaker stays nil
@@ -98,5 +98,5 @@ func (b *Bridge) dial(ctx context.Context) (*dialed, error) {
 // for the reconnect backoff to start over: an agent that drops every
 // session at once must not get a connection a second.
 func (b *Bridge) stable(up time.Time) bool {
-	return !up.IsZero() && b.o.Now().Sub(up) >= b.o.StableAfter
+	return !up.IsZero() && b.o.Now().Sub(up) >= b.o.Policy.StableAfter
 }

@@ -31,7 +31,7 @@ func newVolume(t *testing.T) *audio.Volume {
 // the release, and on a cancel.
 func TestPushToTalkDucksTheSpeaker(t *testing.T) {
 	vol := newVolume(t)
-	r, heard, _ := voiceRig(t, true, 0, nil, func(_ *audio.MicOptions, o *bridge.Options) { o.Volume = vol })
+	r, heard, _ := voiceRig(t, true, 0, nil, func(_ *audio.MicOptions, o *bridge.Options) { o.Devices.Volume = vol })
 	waitFor(t, r.out, "[hold TALK to speak to the agent]", 1)
 	if vol.Ducked() {
 		t.Fatal("ducked before any press")
@@ -68,7 +68,7 @@ func TestEngagementDucksOnlyWithoutEchoCancellation(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		r, heard, _ := voiceRig(t, false, time.Minute, nil, func(m *audio.MicOptions, o *bridge.Options) { m.Echo, o.Volume = p, vol })
+		r, heard, _ := voiceRig(t, false, time.Minute, nil, func(m *audio.MicOptions, o *bridge.Options) { m.Echo, o.Devices.Volume = p, vol })
 		waitFor(t, r.out, "[press TALK to speak to the agent", 1)
 		r.press(button.Talk)
 		waitFor(t, r.out, "[listening: speak to the agent", 1)

@@ -70,5 +70,5 @@ func (c *conv) extendScan() {
 		return
 	}
 	b.printAndDisplay(notice.Notice{Kind: notice.Armed, Control: button.Scan,
-		Text: fmt.Sprintf("reader armed for %s more: tap a tag", b.o.Window.Round(time.Second))})
+		Text: fmt.Sprintf("reader armed for %s more: tap a tag", b.o.Policy.Window.Round(time.Second))})
 }

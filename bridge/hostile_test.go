@@ -39,17 +39,16 @@ func newHostileRig(t *testing.T, mode hostileagent.Mode, adjust func(*bridge.Opt
 	if err != nil {
 		t.Fatal(err)
 	}
+	pol := bridgetest.Policy()
+	pol.ReconnectMin, pol.ReconnectMax = 50*time.Millisecond, 200*time.Millisecond
 	o := bridge.Options{
-		AgentURL:     base,
-		Reader:       reader,
-		Policy:       &client.Policy{AllowInsecureLocal: true},
-		Buttons:      r.buttons,
-		Texts:        r.texts,
-		ReconnectMin: 50 * time.Millisecond,
-		ReconnectMax: 200 * time.Millisecond,
-		Out:          r.out,
-		Display:      r.out.Display,
-		Logger:       slogTo(r.log),
+		Agent:   bridge.Agent{URL: base, Network: &client.Policy{AllowInsecureLocal: true}},
+		Devices: bridge.Devices{Reader: reader, Buttons: r.buttons},
+		Policy:  pol,
+		Texts:   r.texts,
+		Out:     r.out,
+		Display: r.out.Display,
+		Logger:  slogTo(r.log),
 		Speak: func(s string) {
 			r.mu.Lock()
 			r.spoken = append(r.spoken, s)
@@ -107,7 +106,7 @@ func count(xs []string, x string) int {
 // reconnects; a line typed meanwhile is refused, not queued.
 func TestSilentAgentFreesTheKiosk(t *testing.T) {
 	r := newHostileRig(t, hostileagent.Silent, func(o *bridge.Options) {
-		o.RunTimeout, o.CancelGrace = time.Second, 500*time.Millisecond
+		o.Policy.RunTimeout, o.Policy.CancelGrace = time.Second, 500*time.Millisecond
 	})
 	waitNotice(t, r.out, "the session", kind(notice.Connected), 1)
 	start := time.Now()
@@ -136,7 +135,7 @@ func TestSilentAgentFreesTheKiosk(t *testing.T) {
 // before the run timeout.
 func TestLongCancelFreesTheKioskWithinTheGrace(t *testing.T) {
 	r := newHostileRig(t, hostileagent.Silent, func(o *bridge.Options) {
-		o.RunTimeout, o.CancelGrace = time.Minute, 500*time.Millisecond
+		o.Policy.RunTimeout, o.Policy.CancelGrace = time.Minute, 500*time.Millisecond
 	})
 	waitNotice(t, r.out, "the session", kind(notice.Connected), 1)
 	r.say("hello")
@@ -155,7 +154,7 @@ func TestLongCancelFreesTheKioskWithinTheGrace(t *testing.T) {
 // ends with run.budget when the agent goes on.
 func TestFloodIsCutOffByTheRunBudget(t *testing.T) {
 	r := newHostileRig(t, hostileagent.Flood, func(o *bridge.Options) {
-		o.RunBudget = &client.RunBudget{Bytes: 256 << 10, Events: 1000}
+		o.Policy.RunBudget = client.RunBudget{Bytes: 256 << 10, Events: 1000}
 	})
 	waitNotice(t, r.out, "the session", kind(notice.Connected), 1)
 	r.say("flood me")
@@ -214,7 +213,7 @@ func TestAgentControlsNeverShown(t *testing.T) {
 // is the real defaults (1 s..60 s, 30 s) for 2 minutes.
 func TestDroppingAgentIsNotRedialledEachSecond(t *testing.T) {
 	r := newHostileRig(t, hostileagent.Drop, func(o *bridge.Options) {
-		o.ReconnectMin, o.ReconnectMax, o.StableAfter = 100*time.Millisecond, 6*time.Second, 3*time.Second
+		o.Policy.ReconnectMin, o.Policy.ReconnectMax, o.Policy.StableAfter = 100*time.Millisecond, 6*time.Second, 3*time.Second
 	})
 	waitNotice(t, r.out, "the session's end, in plain words", func(n notice.Notice) bool {
 		return n.Kind == notice.Disconnected && strings.HasPrefix(n.Text, "the agent closed the connection")

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/agentcall/acbridge/bridge"
+	"github.com/agentcall/acbridge/bridge/bridgetest"
 	"github.com/agentcall/acbridge/client"
 	"github.com/agentcall/acbridge/notice"
 )
@@ -30,16 +31,17 @@ func TestLastingRefusalToldOnceAndRetriedAtTheCeiling(t *testing.T) {
 			states  []bridge.State
 		)
 		var out strings.Builder
+		pol := bridgetest.Policy()
+		pol.ReconnectMax = time.Minute
 		b := bridge.New(bridge.Options{
-			AgentURL: "https://agent.intranet",
-			Policy: &client.Policy{LookupIP: func(context.Context, string) ([]net.IP, error) {
+			Agent: bridge.Agent{URL: "https://agent.intranet", Network: &client.Policy{LookupIP: func(context.Context, string) ([]net.IP, error) {
 				lookups.Add(1)
 				return []net.IP{net.ParseIP("10.20.0.5")}, nil
-			}},
-			ReconnectMax: time.Minute,
-			Out:          &lockedWriter{mu: &mu, w: &out},
-			Display:      func(n notice.Notice) { mu.Lock(); notices = append(notices, n); mu.Unlock() },
-			OnState:      func(s bridge.State) { mu.Lock(); states = append(states, s); mu.Unlock() },
+			}}},
+			Policy:  pol,
+			Out:     &lockedWriter{mu: &mu, w: &out},
+			Display: func(n notice.Notice) { mu.Lock(); notices = append(notices, n); mu.Unlock() },
+			OnState: func(s bridge.State) { mu.Lock(); states = append(states, s); mu.Unlock() },
 		})
 		ctx, cancel := context.WithCancel(t.Context())
 		done := make(chan error, 1)

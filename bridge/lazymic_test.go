@@ -10,7 +10,7 @@ import (
 	"github.com/agentcall/acbridge/button"
 )
 
-// countingOpener resolves the test microphone through Options.OpenMic and
+// countingOpener resolves the test microphone as Devices.Mic and
 // counts the calls; fail makes it report no microphone.
 type countingOpener struct {
 	calls atomic.Int32
@@ -18,7 +18,7 @@ type countingOpener struct {
 	lazy  *audio.LazyMic
 }
 
-func (c *countingOpener) open() (*audio.Mic, error) {
+func (c *countingOpener) Open() (*audio.Mic, error) {
 	c.calls.Add(1)
 	if c.fail.Load() {
 		return nil, audio.ErrNoMicrophone
@@ -32,7 +32,7 @@ func lazyMicRig(t *testing.T, agentOpts *agent.Options, fail bool) (*rig, *count
 	t.Cleanup(func() { c.lazy.Close() })
 	r := newRig(t, func(r *rig) {
 		r.agentOpts = agentOpts
-		r.tune = func(o *bridge.Options) { o.OpenMic = c.open }
+		r.tune = func(o *bridge.Options) { o.Devices.Mic = c }
 	})
 	return r, c
 }

@@ -63,7 +63,12 @@ func TestInputWhileDiallingIsRefused(t *testing.T) {
 	}, 1)
 	release()
 	waitNotice(t, r.out, "the session", kind(notice.Connected), 1)
-	time.Sleep(time.Second) // room for a wrongly queued press to act
+	// Presses reach the session in order: once a later TALK is answered,
+	// a wrongly queued PHOTO would have been armed before it.
+	r.press(button.Talk)
+	waitNotice(t, r.out, "the later press answered", func(n notice.Notice) bool {
+		return n.Kind == notice.Refused && n.Control == button.Talk
+	}, 1)
 	if c := r.photos.Load(); c != 0 {
 		t.Errorf("the camera was asked for %d photo(s) after a refused press", c)
 	}
@@ -78,7 +83,7 @@ func TestInputWhileDiallingIsRefused(t *testing.T) {
 // closes long before its end and a tag tapped afterwards is not sent.
 func TestLongCancelDisarmsTheReader(t *testing.T) {
 	r := newRig(t, func(r *rig) {
-		r.tune = func(o *bridge.Options) { o.Window = 60 * time.Second }
+		r.tune = func(o *bridge.Options) { o.Policy.Window = 60 * time.Second }
 	})
 	r.press(button.Scan)
 	waitNotice(t, r.out, "the reader armed", func(n notice.Notice) bool {
@@ -124,7 +129,7 @@ func (c *stallingCamera) Present() bool { return true }
 func TestLongCancelStopsAPhotoCapture(t *testing.T) {
 	cam := &stallingCamera{started: make(chan struct{}, 2)}
 	r := newRig(t, func(r *rig) {
-		r.tune = func(o *bridge.Options) { o.Camera = cam }
+		r.tune = func(o *bridge.Options) { o.Devices.Camera = cam }
 	})
 	r.press(button.Photo)
 	select {

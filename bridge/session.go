@@ -101,9 +101,9 @@ func (c *conv) loop(ctx context.Context) error {
 		for ; running > 0; running-- {
 			<-c.results
 		}
-		c.b.o.LED.Set(button.LightOff)
+		c.b.o.Devices.LED.Set(button.LightOff)
 	}()
-	hw := time.NewTicker(c.b.o.HardwareCheck)
+	hw := time.NewTicker(c.b.o.Policy.HardwareCheck)
 	defer hw.Stop()
 	watch := time.NewTicker(c.b.watchTick())
 	defer watch.Stop()
@@ -183,9 +183,9 @@ func (c *conv) event(ctx context.Context, env protocol.Envelope) {
 		c.runCompleted()
 	case protocol.EventInteractionRequested:
 		mod, _ := protocol.KindModality(e.Kind)
-		b.printAndDisplay(notice.Notice{Kind: notice.Prompt, Text: b.shown("prompt", e.Prompt, maxShownPrompt), Control: controlFor(mod)})
+		b.printAndDisplay(notice.Notice{Kind: notice.Prompt, Text: b.shown("prompt", e.Prompt, maxShownPrompt), Control: kindOfModality(mod).control})
 		b.log.Info("agent requests a collection", "kind", e.Kind, "interactionId", protocol.ForLog(e.InteractionID, maxLoggedID))
-		b.o.LED.Set(button.LightBlink)
+		b.o.Devices.LED.Set(button.LightBlink)
 		c.speak("spokenPrompt", e.SpokenPrompt)
 	case protocol.EventInteractionResolved:
 		b.log.Info("agent request resolved", "interactionId", protocol.ForLog(e.InteractionID, maxLoggedID), "outcome", e.Outcome)
@@ -195,7 +195,7 @@ func (c *conv) event(ctx context.Context, env protocol.Envelope) {
 			b.displayOnly(notice.Notice{Kind: notice.Resolved})
 		}
 		if c.collecting == "" {
-			b.o.LED.Set(button.LightOff)
+			b.o.Devices.LED.Set(button.LightOff)
 		}
 	case protocol.EventFailure:
 		b.o.Metrics.failure(e.Code)
@@ -212,82 +212,60 @@ func (c *conv) speak(field, text string) {
 	}
 }
 
-func controlFor(m protocol.Modality) string {
-	if m == protocol.Photo {
-		return button.Photo
+// pressState is the session's state as a press finds it.
+func (c *conv) pressState() pressState {
+	st := pressState{ended: c.ended(), negotiated: c.s.Negotiated(), collecting: c.collecting, agentActive: c.s.Busy()}
+	if p, ok := c.s.Pending(); ok {
+		st.pending, st.pendingMod, st.pendingID = true, p.Modality, p.ID
 	}
-	return button.Scan
+	return st
 }
 
-func modalityFor(control string) (protocol.Modality, bool) {
-	switch control {
-	case button.Scan:
-		return protocol.NFC, true
-	case button.Photo:
-		return protocol.Photo, true
-	}
-	return "", false
-}
-
-// press handles one button event; it reports whether it started a
-// collection goroutine.
+// press carries out judgePress's decision on one button event; it reports
+// whether it started a collection goroutine.
 func (c *conv) press(ctx context.Context, ev button.Event) bool {
 	b := c.b
-	if c.ended() {
+	next, out := judgePress(c.pressState(), ev)
+	switch out.action {
+	case pressNotLive:
 		b.refusePress(ev)
 		return false
-	}
-	if ev.Control == button.Cancel && ev.Long {
+	case pressCancel:
 		// The microphone first: nothing more goes out for the turn.
 		c.endVoice(ctx, endCancel)
 		c.cancel(ctx)
 		return false
-	}
-	if ev.Control == button.Talk {
+	case pressTalk:
 		c.talk(ctx, ev)
 		return false
-	}
-	if !ev.Pressed || ev.Long {
-		return false
-	}
-	mod, ok := modalityFor(ev.Control)
-	if !ok {
-		return false
-	}
-	if !slices.Contains(c.s.Negotiated(), mod) {
-		b.refuse(ev.Control, "%s is not available in this session: %s", notice.DescribeModalities([]protocol.Modality{mod}), b.whyAbsent(mod))
-		return false
-	}
-	if c.collecting == button.Scan && ev.Control == button.Scan {
-		c.extendScan()
-		return false
-	}
-	if c.collecting != "" {
-		b.log.Info("press ignored: a collection is running", "control", ev.Control, "running", c.collecting)
-		return false
-	}
-	interactionID := ""
-	if p, ok := c.s.Pending(); ok {
-		if p.Modality != mod {
-			// A press for the other modality never answers a request.
-			b.refuse(ev.Control, "the agent asked for a %s: press %s", notice.DescribeModalities([]protocol.Modality{p.Modality}), strings.ToUpper(controlFor(p.Modality)))
+	case pressRefuse:
+		if out.unavailable {
+			b.refuse(ev.Control, "%s is not available in this session: %s", notice.DescribeModalities([]protocol.Modality{out.kind.mod}), b.whyAbsent(out.kind.mod))
 			return false
 		}
-		interactionID = p.ID
-	} else if c.s.Busy() {
-		b.refuse(ev.Control, "the agent is still answering; press again when it is done")
+		b.refuse(ev.Control, "%s", out.refusal)
+		return false
+	case pressExtend:
+		c.extendScan()
+		return false
+	case pressBusyCollect:
+		b.log.Info("press ignored: a collection is running", "control", ev.Control, "running", c.collecting)
+		return false
+	case pressCollect:
+	default:
 		return false
 	}
-	c.collecting = ev.Control
+	c.collecting = next.collecting
 	started := b.o.Now()
+	interactionID := out.interactionID
 	ctx, c.stopCollect = context.WithCancel(ctx)
-	switch mod {
+	b.o.Devices.LED.Set(button.LightOn)
+	switch out.kind.mod {
 	case protocol.NFC:
 		c.scans++
-		id := fmt.Sprintf("scan-%d", c.scans)
-		b.o.LED.Set(button.LightOn)
-		b.printAndDisplay(notice.Notice{Kind: notice.Armed, Control: button.Scan, Text: fmt.Sprintf("reader armed for %s: tap a tag", b.o.Window.Round(time.Second))})
-		wctx, w := armScan(ctx, b.o.Window)
+		id := fmt.Sprintf("%s-%d", out.kind.word, c.scans)
+		b.printAndDisplay(notice.Notice{Kind: notice.Armed, Control: ev.Control, Text: fmt.Sprintf("reader armed for %s: tap a tag", b.o.Policy.Window.Round(time.Second))})
+		wctx, w := armScan(ctx, b.o.Policy.Window)
 		c.window = w
 		go func() {
 			obs, note, err := c.scan(wctx, id, w)
@@ -295,9 +273,8 @@ func (c *conv) press(ctx context.Context, ev button.Event) bool {
 		}()
 	case protocol.Photo:
 		c.photos++
-		id := fmt.Sprintf("photo-%d", c.photos)
-		b.o.LED.Set(button.LightOn)
-		b.printAndDisplay(notice.Notice{Kind: notice.Armed, Control: button.Photo, Text: "taking a photo"})
+		id := fmt.Sprintf("%s-%d", out.kind.word, c.photos)
+		b.printAndDisplay(notice.Notice{Kind: notice.Armed, Control: ev.Control, Text: "taking a photo"})
 		go func() {
 			obs, err := c.photo(ctx, id)
 			c.results <- collected{control: ev.Control, obs: obs, interactionID: interactionID, started: started, err: err}
@@ -310,7 +287,7 @@ func (c *conv) press(ctx context.Context, ev button.Event) bool {
 var errUnidentifiable = errors.New("this tag cannot be identified (a phone or a card with a random ID); nothing was sent")
 
 func (c *conv) scan(ctx context.Context, id string, w *scanWindow) (*protocol.Observation, string, error) {
-	r, err := c.b.o.Reader.ScanWith(ctx, w.longest(), c.scanOptions())
+	r, err := c.b.o.Devices.Reader.ScanWith(ctx, w.longest(), c.scanOptions())
 	if err != nil {
 		return nil, "", ended(ctx, err)
 	}
@@ -319,16 +296,16 @@ func (c *conv) scan(ctx context.Context, id string, w *scanWindow) (*protocol.Ob
 	}
 	obj := r.Object
 	return &protocol.Observation{SchemaVersion: protocol.SchemaVersion, ObservationID: id,
-		CapturedAt: c.b.o.Now().UTC().Format(time.RFC3339), Intent: c.b.o.ScanIntent, Object: &obj}, r.Note, nil
+		CapturedAt: c.b.o.Now().UTC().Format(time.RFC3339), Intent: c.b.o.Policy.ScanIntent, Object: &obj}, r.Note, nil
 }
 
 func (c *conv) photo(ctx context.Context, id string) (*protocol.Observation, error) {
-	img, err := c.b.o.Camera.Photo(ctx)
+	img, err := c.b.o.Devices.Camera.Photo(ctx)
 	if err != nil {
 		return nil, err
 	}
 	return &protocol.Observation{SchemaVersion: protocol.SchemaVersion, ObservationID: id,
-		CapturedAt: c.b.o.Now().UTC().Format(time.RFC3339), Intent: c.b.o.PhotoIntent, Image: img}, nil
+		CapturedAt: c.b.o.Now().UTC().Format(time.RFC3339), Intent: c.b.o.Policy.PhotoIntent, Image: img}, nil
 }
 
 // collectionDone sends a finished collection's observation.
@@ -340,11 +317,9 @@ func (c *conv) collectionDone(ctx context.Context, r collected) {
 	if _, pending := c.s.Pending(); pending {
 		light = button.LightBlink
 	}
-	b.o.LED.Set(light)
-	kind := "scan"
-	if r.control == button.Photo {
-		kind = "photo"
-	}
+	b.o.Devices.LED.Set(light)
+	ck, _ := kindOfControl(r.control)
+	kind := ck.word
 	b.o.Metrics.collection(kind, b.o.Now().Sub(r.started), r.err, cancelled)
 	if cancelled {
 		// Even a result that raced the CANCEL is not sent.
@@ -359,11 +334,19 @@ func (c *conv) collectionDone(ctx context.Context, r collected) {
 			n := notice.Notice{Kind: notice.Disarmed, Control: r.control, Text: fmt.Sprintf("%s: %v", kind, r.err)}
 			if w := health.Of(r.err); w != nil {
 				n.Code = w.Code
+				if old := b.failing[kind]; old != w {
+					b.o.Health.Clear(old)
+				}
+				b.o.Health.SetErr(r.err)
+				b.failing[kind] = w
 			}
 			b.printAndDisplay(n)
 		}
 		return
 	}
+	// The device worked: what its last failure set is over.
+	b.o.Health.Clear(b.failing[kind])
+	delete(b.failing, kind)
 	if o := r.obs.Object; o != nil && b.o.SentRef != nil {
 		b.o.SentRef(o.ObjectRef)
 	}
@@ -376,11 +359,7 @@ func (c *conv) collectionDone(ctx context.Context, r collected) {
 	}
 	b.o.Metrics.sent(kind)
 	c.auditSent(kind, r, turn)
-	text := "tag sent"
-	if kind == "photo" {
-		text = "photo sent"
-	}
-	b.printAndDisplay(notice.Notice{Kind: notice.Sent, Control: r.control, Text: text})
+	b.printAndDisplay(notice.Notice{Kind: notice.Sent, Control: r.control, Text: ck.sent})
 	if r.note != "" {
 		b.printAndDisplay(notice.Notice{Kind: notice.Info, Text: r.note})
 	}
@@ -421,7 +400,7 @@ func (c *conv) busyText() string {
 		return "the kiosk is taking a photo: not sent — type it again when it is sent"
 	}
 	if p, ok := c.s.Pending(); ok {
-		return fmt.Sprintf("the agent asked for a %s: not sent — press %s, or hold CANCEL, then type it again", notice.DescribeModalities([]protocol.Modality{p.Modality}), strings.ToUpper(controlFor(p.Modality)))
+		return fmt.Sprintf("the agent asked for a %s: not sent — press %s, or hold CANCEL, then type it again", notice.DescribeModalities([]protocol.Modality{p.Modality}), strings.ToUpper(kindOfModality(p.Modality).control))
 	}
 	return "the agent is still answering: not sent — type it again when it is done, or hold CANCEL"
 }

@@ -15,12 +15,12 @@ import (
 // them there is nothing to press.
 func (c *conv) sayUnavailable(voice bool) {
 	b := c.b
-	if b.o.Buttons == nil {
+	if b.o.Devices.Buttons == nil {
 		return
 	}
 	for _, m := range []protocol.Modality{protocol.NFC, protocol.Photo} {
 		if !slices.Contains(c.s.Negotiated(), m) {
-			b.printAndDisplayInfo("%s: not available — %s", strings.ToUpper(controlFor(m)), b.whyAbsent(m))
+			b.printAndDisplayInfo("%s: not available — %s", strings.ToUpper(kindOfModality(m).control), b.whyAbsent(m))
 		}
 	}
 	if !voice {

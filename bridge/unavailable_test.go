@@ -15,7 +15,7 @@ import (
 // a reason; a press then says the same reason.
 func TestButtonsToldWhatCannotAct(t *testing.T) {
 	r := newRig(t, func(r *rig) {
-		r.tune = func(o *bridge.Options) { o.Camera = nil }
+		r.tune = func(o *bridge.Options) { o.Devices.Camera = nil }
 	})
 	waitNotice(t, r.out, "connected with nfc", connectedWith(protocol.NFC), 1)
 	waitFor(t, r.out, "[PHOTO: not available — no camera is configured]", 1)

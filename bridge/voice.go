@@ -17,7 +17,7 @@ import (
 // push-to-talk: held, a turn is open; released, it is committed. Without
 // them the agent has no turn messages to go by, so a press of TALK opens
 // an engagement that lasts until the next press of TALK, a long CANCEL,
-// Options.EngagementIdle without an agent run or an observation, or the
+// Policy.EngagementIdle without an agent run or an observation, or the
 // end of the session. The LED and the display show "listening" for
 // exactly the open turn or engagement, and the audit log gets one line for
 // each.
@@ -36,7 +36,7 @@ const (
 	endReleased = "released"          // TALK let go: the turn committed, or a held engagement ended
 	endTalk     = "talk"              // engagement: TALK pressed again
 	endCancel   = "cancel"            // a long CANCEL
-	endIdle     = "idle"              // Options.EngagementIdle without a run or an observation
+	endIdle     = "idle"              // Policy.EngagementIdle without a run or an observation
 	endSession  = "session ended"     // the session ended under it
 	endMic      = "microphone failed" // the device failed or went away
 	endFailed   = "failed"            // push-to-talk: the commit did not go out
@@ -51,11 +51,12 @@ type voice struct {
 	eng *client.Engagement // no explicit turns
 
 	open   bool
-	held   bool         // the press that opened the engagement is still down
-	since  time.Time    // when the turn or engagement opened
-	active time.Time    // last agent event or observation in an engagement
-	sentAt int64        // the transport's packets sent when it opened
-	tick   *time.Ticker // an engagement's idle check; nil when none is open
+	held   bool             // the press that opened the engagement is still down
+	since  time.Time        // when the turn or engagement opened
+	active time.Time        // last agent event or observation in an engagement
+	sentAt int64            // the transport's packets sent when it opened
+	tick   <-chan time.Time // an engagement's idle check; nil when none is open
+	untick func()           // stops tick
 }
 
 // startVoice sets up the microphone of a WebRTC session, closed until a
@@ -144,7 +145,12 @@ func (v *voice) engage(ctx context.Context) {
 	}
 	v.opened()
 	v.held = true
-	v.tick = time.NewTicker(min(max(b.o.EngagementIdle/4, 10*time.Millisecond), time.Second))
+	if b.o.engagementTicks != nil {
+		v.tick, v.untick = b.o.engagementTicks, func() {}
+	} else {
+		t := time.NewTicker(min(max(b.o.Policy.EngagementIdle/4, 10*time.Millisecond), time.Second))
+		v.tick, v.untick = t.C, t.Stop
+	}
 	b.printAndDisplay(notice.Notice{Kind: notice.Armed, Control: button.Talk, Text: "listening: speak to the agent; press TALK again when you are done"})
 }
 
@@ -173,7 +179,7 @@ func (v *voice) end(ctx context.Context, why string) {
 	text := map[string]string{
 		endTalk:     "stopped listening",
 		endReleased: "stopped listening",
-		endIdle:     "stopped listening: nothing happened for " + b.o.EngagementIdle.Round(time.Second).String(),
+		endIdle:     "stopped listening: nothing happened for " + b.o.Policy.EngagementIdle.Round(time.Second).String(),
 		endCancel:   "stopped listening: cancelled",
 		endSession:  "stopped listening: the session ended",
 		endMic:      "stopped listening: the microphone failed",
@@ -190,7 +196,7 @@ func (v *voice) opened() {
 	// engagement is a conversation both ways, which needs the echo
 	// canceller instead, or ducking without one.
 	if v.ptt != nil || !b.sessionMic().CancelsEcho() {
-		b.o.Volume.Duck(true)
+		b.o.Devices.Volume.Duck(true)
 	}
 	v.open = true
 	v.since = v.c.b.o.Now()
@@ -203,9 +209,9 @@ func (v *voice) opened() {
 // audit line.
 func (v *voice) closed(why string) {
 	v.open = false
-	v.c.b.o.Volume.Duck(false)
+	v.c.b.o.Devices.Volume.Duck(false)
 	if v.tick != nil {
-		v.tick.Stop()
+		v.untick()
 		v.tick = nil
 	}
 	b := v.c.b
@@ -230,11 +236,11 @@ func (c *conv) voiceTick() <-chan time.Time {
 	if c.voice == nil || c.voice.tick == nil {
 		return nil
 	}
-	return c.voice.tick.C
+	return c.voice.tick
 }
 
 // idleCheck ends an engagement that has seen no agent run and no
-// observation for Options.EngagementIdle, or whose microphone stopped.
+// observation for Policy.EngagementIdle, or whose microphone stopped.
 func (c *conv) idleCheck(ctx context.Context) {
 	v := c.voice
 	if v == nil || !v.open || v.eng == nil {
@@ -246,7 +252,7 @@ func (c *conv) idleCheck(ctx context.Context) {
 		v.end(ctx, endMic)
 	case c.s.Busy() || c.collecting != "":
 		v.active = now
-	case now.Sub(v.active) >= c.b.o.EngagementIdle:
+	case now.Sub(v.active) >= c.b.o.Policy.EngagementIdle:
 		v.end(ctx, endIdle)
 	}
 }

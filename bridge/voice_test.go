@@ -70,6 +70,7 @@ func voiceRig(t *testing.T, explicit bool, idle time.Duration, onTurn func(agent
 	led := buttontest.NewIndicator()
 	r := newRig(t, func(r *rig) {
 		r.agentOpts = &agent.Options{Transport: "webrtc", NoExplicitTurns: !explicit, OnAudioPacket: heard.packet, OnAudioTurn: onTurn}
+		r.clock, r.ticks = &testClock{}, make(chan time.Time)
 		mo := &audio.MicOptions{Device: audio.TestDevice}
 		var bo bridge.Options
 		for _, f := range more {
@@ -81,7 +82,10 @@ func voiceRig(t *testing.T, explicit bool, idle time.Duration, onTurn func(agent
 		}
 		r.mic = mic
 		r.tune = func(o *bridge.Options) {
-			o.LED, o.EngagementIdle, o.Volume, o.Metrics = led, idle, bo.Volume, bo.Metrics
+			o.Devices.LED, o.Devices.Volume, o.Metrics = led, bo.Devices.Volume, bo.Metrics
+			if idle > 0 {
+				o.Policy.EngagementIdle = idle
+			}
 		}
 	})
 	return r, heard, led
@@ -138,6 +142,8 @@ func TestEngagementOpensTheMicrophoneOnlyOnAPress(t *testing.T) {
 	// Idle: no run and no observation for engagement_idle.
 	r.press(button.Talk)
 	waitFor(t, r.out, "[listening: speak to the agent", 2)
+	r.clock.Advance(1500 * time.Millisecond)
+	r.idleTick(t)
 	waitFor(t, r.out, "[stopped listening: nothing happened", 1)
 	waitLight(t, led, button.LightOff)
 
@@ -154,7 +160,7 @@ func TestEngagementOpensTheMicrophoneOnlyOnAPress(t *testing.T) {
 	// TALK held past a second: the release ends the engagement it opened.
 	r.buttons.Press(button.Talk)
 	waitFor(t, r.out, "[listening: speak to the agent", 4)
-	time.Sleep(1200 * time.Millisecond) // TALK held past a second: the scenario, on the real clock
+	r.clock.Advance(1200 * time.Millisecond) // TALK held past a second
 	if !r.mic.Running() {
 		t.Fatal("the microphone stopped while TALK was held")
 	}
@@ -223,15 +229,19 @@ func TestEngagementIdleCountsFromTheLastRun(t *testing.T) {
 	waitFor(t, r.out, "[press TALK to speak to the agent", 1)
 	r.press(button.Talk)
 	waitFor(t, r.out, "[listening: speak to the agent", 1)
-	opened := time.Now()
-	time.Sleep(2 * time.Second) // the scenario, on the real clock of the engagement idle
+	r.clock.Advance(2 * time.Second)
+	r.idleTick(t)
 	r.say("hello")
 	waitRuns(t, r.out, 1)
 	// Past engagement_idle from the press, well short of it from the run.
-	time.Sleep(time.Until(opened.Add(4 * time.Second)))
+	r.clock.Advance(2 * time.Second)
+	r.idleTick(t)
+	r.idleTick(t) // the first check is done
 	if strings.Contains(r.out.String(), "[stopped listening") || led.Light() != button.LightOn {
 		t.Fatalf("the engagement ended although the agent answered 2 s ago:\n%s", r.out.String())
 	}
+	r.clock.Advance(2 * time.Second)
+	r.idleTick(t)
 	waitFor(t, r.out, "[stopped listening: nothing happened for 3s]", 1)
 }
 

@@ -11,6 +11,7 @@ import (
 
 	"github.com/agentcall/acbridge/bridge"
 	"github.com/agentcall/acbridge/config"
+	"github.com/agentcall/acbridge/health"
 	sd "github.com/coreos/go-systemd/v22/daemon"
 )
 
@@ -85,18 +86,13 @@ func runGeneration(ctx context.Context, cfg *config.Config, o *Options, texts <-
 		return nil, err
 	}
 	defer p.close()
-	status := newStatusLine("connecting to "+cfg.Agent.URL, p.station.Missing)
-	gen := &generation{cfg: cfg, level: level, token: p.token, missing: status.stillMissing}
 	speak, waitSpeech := ttsSpeaker(cfg.Audio.TTSCommand, log)
 	defer waitSpeech()
-	onState := func(s bridge.State) {
-		line := "not connected: " + fmt.Sprint(s.Err)
-		if s.Connected {
-			line = fmt.Sprintf("connected to %s (%v)", s.Agent, s.Modalities)
-		}
-		status.connection(line)
-	}
-	opts := bridgeOptions(cfg, p, o.Stdout, onState)
+	problems := &health.Tracker{}
+	status := newStatusLine(p.station.Missing, problems, "connecting to "+cfg.Agent.URL, func(s string) { sd.SdNotify(false, "STATUS="+s) })
+	gen := &generation{cfg: cfg, level: level, token: p.token, missing: status.stillMissing}
+	opts := bridgeOptions(cfg, p, o.Stdout, status.state)
+	opts.Health = problems
 	opts.Speak = speak
 	opts.Texts = p.station.Texts
 	if k := p.station.Kiosk; k != nil && cfg.Kiosk.TextBox {
@@ -105,7 +101,7 @@ func runGeneration(ctx context.Context, cfg *config.Config, o *Options, texts <-
 	b := bridge.New(opts)
 	// READY once the devices are open: the network may come later, and the
 	// bridge retries the agent on its own.
-	status.ready()
+	sd.SdNotify(false, sd.SdNotifyReady+"\nSTATUS="+status.String())
 	done := make(chan error, 1)
 	go func() { done <- b.Run(gctx) }()
 	var watchdog <-chan time.Time

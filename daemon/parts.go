@@ -133,45 +133,28 @@ func (p *parts) close() {
 	p.wg.Wait()
 }
 
-// bridgeOptions assembles the bridge from the parts.
+// bridgeOptions assembles the bridge from the parts: the devices and the
+// session's rules come from station, as for every other caller.
 func bridgeOptions(cfg *config.Config, p *parts, out io.Writer, onState func(bridge.State)) bridge.Options {
 	o := bridge.Options{
-		AgentURL:     cfg.Agent.URL,
-		Token:        p.token,
-		Policy:       p.policy,
-		ICEServers:   p.ice,
-		RelayOnly:    cfg.Agent.ICETransport == config.ICETransportRelay,
-		Buttons:      p.station.Buttons,
-		LED:          p.station.LED,
-		Modalities:   station.Modalities(cfg),
-		Window:       cfg.NFC.Window.Duration,
-		ScanIntent:   cfg.NFC.Intent,
-		PhotoIntent:  cfg.Camera.Intent,
-		ReconnectMax: cfg.Agent.ReconnectMax.Duration,
-		StableAfter:  cfg.Agent.StableAfter.Duration,
-		RunTimeout:   cfg.Agent.RunTimeout.Duration,
-		CancelGrace:  cfg.Agent.CancelGrace.Duration,
-		RunBudget:    &client.RunBudget{Bytes: cfg.Agent.RunMaxBytes, Events: cfg.Agent.RunMaxEvents},
-		Out:          out,
-		Logger:       p.log,
-		Audit:        AuditLogger(p.log),
-		Metrics:      p.metrics,
-		OnState:      onState,
+		Agent: bridge.Agent{
+			URL:        cfg.Agent.URL,
+			Token:      p.token,
+			Network:    p.policy,
+			ICEServers: p.ice,
+			RelayOnly:  cfg.Agent.ICETransport == config.ICETransportRelay,
+		},
+		Devices: p.station.Devices(),
+		Policy:  station.Policy(cfg),
+		Out:     out,
+		Logger:  p.log,
+		Audit:   AuditLogger(p.log),
+		Metrics: p.metrics,
+		OnState: onState,
 	}
-	// Typed nil pointers would read as hardware that is there.
-	if st := p.station; st.Reader != nil {
-		o.Reader = st.Reader
+	if k := p.station.Kiosk; k != nil {
+		o.Display, o.SentRef, o.Context = k.Display, k.Mask, k.Context
 	}
-	if p.station.Photo != nil {
-		o.Camera = p.station.Photo
-	}
-	if p.station.Kiosk != nil {
-		o.Display = p.station.Kiosk.Display
-		o.SentRef = p.station.Kiosk.Mask
-		o.Context = p.station.Kiosk.Context
-	}
-	o.OpenMic, o.Speaker, o.Volume = p.station.Mic.Open, p.station.Speaker, p.station.Volume
-	o.EngagementIdle = cfg.Audio.EngagementIdle.Duration
 	return o
 }
 

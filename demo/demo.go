@@ -18,7 +18,6 @@ import (
 	"github.com/agentcall/acbridge/bridge/bridgetest"
 	"github.com/agentcall/acbridge/button"
 	"github.com/agentcall/acbridge/button/buttontest"
-	"github.com/agentcall/acbridge/camera"
 	"github.com/agentcall/acbridge/client"
 	"github.com/agentcall/acbridge/station"
 	"github.com/agentcall/acbridge/station/sim"
@@ -86,11 +85,12 @@ func Run(ctx context.Context, o *Options) error {
 	}
 	defer k.Close()
 	d.kiosk = k
-	cam, err := camera.New(camera.Config{Device: k.Config.Camera.Device})
+	// The camera as the daemon builds it from the same configuration.
+	photo, err := station.NewPhoto(k.Config.Camera, nil)
 	if err != nil {
 		return err
 	}
-	defer cam.Close()
+	defer photo.Close()
 	reader, closeReader, err := k.OpenReader(ctx)
 	if err != nil {
 		return err
@@ -101,10 +101,14 @@ func Run(ctx context.Context, o *Options) error {
 	defer d.buttons.Close()
 	log := slog.New(slog.NewTextHandler(logw, nil))
 	fmt.Fprintf(d.stdout, "acbridge demo: the reference agent at %s;\n  tags: %s;\n  photos: the test-pattern camera; a temporary keystore.\n\n", k.URL, k.Description)
+	// The simulated kiosk's own configuration sets the session's rules,
+	// as the daemon's does; only the story's pace is the demo's.
+	pol := station.Policy(k.Config)
+	pol.Window, pol.ReconnectMax = 10*time.Second, 2*time.Second
 	b := bridge.New(bridge.Options{
-		AgentURL: k.URL, Policy: &client.Policy{AllowInsecureLocal: true},
-		Reader: reader, Camera: station.PhotoOf(cam), Buttons: d.buttons, Texts: d.texts,
-		Window: 10 * time.Second, ReconnectMax: 2 * time.Second, Out: d.out, Display: d.out.Display, Logger: log,
+		Agent:   bridge.Agent{URL: k.URL, Network: &client.Policy{AllowInsecureLocal: true}},
+		Devices: bridge.Devices{Reader: reader, Camera: photo, Buttons: d.buttons},
+		Policy:  pol, Texts: d.texts, Out: d.out, Display: d.out.Display, Logger: log,
 	})
 	done := make(chan error, 1)
 	go func() { done <- b.Run(ctx) }()

@@ -19,7 +19,7 @@ import (
 func TestScanTimeExtended(t *testing.T) {
 	// A window long enough that a loaded machine still presses in time
 	// after the warning, which comes at its half.
-	r, said, phys := spokenRig(t, &kiosk.Options{}, func(_ *agent.Options, bo *bridge.Options) { bo.Window = 12 * time.Second })
+	r, said, phys := spokenRig(t, &kiosk.Options{}, func(_ *agent.Options, bo *bridge.Options) { bo.Policy.Window = 12 * time.Second })
 
 	phys.Tap(button.Scan, true) // long: speech mode, and the reader waits
 	waitSaid(t, said, "The reader waits 12 seconds. For more time, press Scan a tag again.")

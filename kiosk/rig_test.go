@@ -102,17 +102,14 @@ func newRigWith(t *testing.T, ko *kiosk.Options, physical button.Source, setup .
 		srcs = append(srcs, physical)
 	}
 	r.btns = r.kiosk.Watch(button.Merge(srcs...))
+	policy := bridgetest.Policy()
+	policy.Window = cmp.Or(bo.Policy.Window, 5*time.Second)
 	b := bridge.New(bridge.Options{
-		Mic:      bo.Mic,
-		Speaker:  bo.Speaker,
-		AgentURL: base,
-		Policy:   &client.Policy{AllowInsecureLocal: true},
-		Reader:   r.reader,
-		Camera:   station.PhotoOf(r.cam),
-		Buttons:  r.btns,
-		Texts:    r.kiosk.Texts(),
-		Window:   cmp.Or(bo.Window, 5*time.Second),
-		Out:      r.out,
+		Agent:   bridge.Agent{URL: base, Network: &client.Policy{AllowInsecureLocal: true}},
+		Devices: bridge.Devices{Reader: r.reader, Camera: station.PhotoOf(r.cam), Buttons: r.btns, Mic: bo.Devices.Mic, Speaker: bo.Devices.Speaker},
+		Policy:  policy,
+		Texts:   r.kiosk.Texts(),
+		Out:     r.out,
 		Display: func(n notice.Notice) {
 			r.out.Display(n)
 			r.kiosk.Display(n)

@@ -42,7 +42,7 @@ func TestSpokenTalkTurn(t *testing.T) {
 			}
 			t.Cleanup(func() { mic.Close() })
 			speaker = audiotest.NewRecorder()
-			bo.Mic, bo.Speaker = mic, speaker
+			bo.Devices.Mic, bo.Devices.Speaker = bridge.OpenedMic{Mic: mic}, speaker
 		})
 	r.waitOut("[hold TALK", 1)
 

@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentcall/acbridge/button/evdev/evdevtest"
+
 	"github.com/agentcall/acbridge/bridge/bridgetest"
 	"github.com/agentcall/acbridge/button/gpio"
 	"github.com/agentcall/acbridge/internal/testutil/fifotest"
@@ -76,12 +78,12 @@ func TestLearnRefusesATakenInput(t *testing.T) {
 	s.answer("Which speaker?", "none")
 	s.answer("PHOTO button:", "")
 	s.await("Press the PHOTO button now")
-	fifotest.Press(t, keys, "KEY_F1")
+	evdevtest.Press(t, keys, "KEY_F1")
 	s.answer("CANCEL button:", "")
 	s.await("Press the CANCEL button now")
-	fifotest.Press(t, keys, "KEY_F1")
+	evdevtest.Press(t, keys, "KEY_F1")
 	s.await("is already PHOTO")
-	fifotest.Press(t, keys, "KEY_F2")
+	evdevtest.Press(t, keys, "KEY_F2")
 	s.answer("Agent URL", "https://agent.example")
 	s.answer("Agent token", "")
 	if err := s.end(); err != nil {

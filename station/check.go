@@ -6,7 +6,6 @@ import (
 	"unicode"
 
 	"github.com/agentcall/acbridge/button/gpio"
-	"github.com/agentcall/acbridge/camera"
 	"github.com/agentcall/acbridge/config"
 	"github.com/agentcall/acbridge/nfc"
 )
@@ -43,8 +42,8 @@ func check(cfg *config.Config, chips gpio.ChipLister) error {
 	}
 	name("nfc.device", cfg.NFC.Device, true)
 	name("camera.device", cfg.Camera.Device, false)
-	if _, ok, err := camera.ParseRPi(cfg.Camera.Device); ok && err != nil {
-		add("camera.device must be rpicam:N with N from 0 to %d, the index `rpicam-hello --list-cameras` prints, not %q", camera.MaxRPiIndex, clip(cfg.Camera.Device))
+	if src := CameraSourceOf(cfg.Camera.Device); src.Check != nil {
+		src.Check(cfg.Camera.Device, add)
 	}
 	name("audio.microphone", cfg.Audio.Microphone, false)
 	name("audio.speaker", cfg.Audio.Speaker, false)

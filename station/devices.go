@@ -6,7 +6,6 @@ import (
 	"maps"
 
 	"github.com/agentcall/acbridge/audio"
-	"github.com/agentcall/acbridge/camera"
 	"github.com/agentcall/acbridge/nfc"
 )
 
@@ -58,28 +57,6 @@ func listNFCReaders(ctx context.Context) ([]Device, error) {
 		out[i] = Device{Name: in.Name, Attrs: map[string]any{"contactless": in.Contactless, "tagPresent": in.TagPresent}}
 	}
 	return out, nil
-}
-
-func listCameras(ctx context.Context) ([]Device, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	var out []Device
-	for _, c := range camera.List() {
-		if c.Test {
-			out = append(out, Device{Name: c.Label, Attrs: map[string]any{"test": true, "simulated": true, "description": c.Name}})
-			continue
-		}
-		name := c.Label
-		if c.Node != "" {
-			name = "/dev/" + c.Node
-		}
-		// A node without a name did not answer as a capture device: a
-		// codec or ISP node on a Raspberry Pi, or a camera busy elsewhere.
-		out = append(out, Device{Name: name, Attrs: map[string]any{"label": c.Label, "description": c.Name, "bus": c.Bus, "capture": c.Name != ""}})
-	}
-	rpi, err := listRPiCameras(ctx)
-	return append(out, rpi...), err
 }
 
 func listMicrophones(ctx context.Context) ([]Device, error) {

@@ -32,18 +32,7 @@ func NewPhoto(c config.Camera, log *slog.Logger) (*Photo, error) {
 	// "" and "auto" become a ribbon camera when it is the only camera, else
 	// "" (the first V4L2 camera, whose presence is sysfs's alone).
 	dev := camera.Pick(context.Background(), c.Device)
-	if n, ok, err := camera.ParseRPi(dev); ok {
-		if err != nil {
-			return nil, err
-		}
-		return newRPiPhoto(c, n, log)
-	}
-	cam, err := camera.New(camera.Config{Device: dev, Rotation: c.Rotation, Mirror: c.Mirror,
-		Settle: camera.Settle{MaxFrames: c.SettleFrames, MaxWait: c.SettleTimeout.Duration}, Logger: log})
-	if err != nil {
-		return nil, err
-	}
-	return &Photo{cam: cam, present: func() bool { return camera.Present(dev) }, device: dev}, nil
+	return CameraSourceOf(dev).Open(c, dev, log)
 }
 
 // PhotoOf is the pipeline of a camera built elsewhere (tests, a rig),

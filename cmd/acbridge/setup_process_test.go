@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentcall/acbridge/button/evdev/evdevtest"
+
 	"github.com/agentcall/acbridge/bridge/bridgetest"
 	"github.com/agentcall/acbridge/config"
 	"github.com/agentcall/acbridge/internal/testutil/fifotest"
@@ -110,15 +112,15 @@ func TestSetupLearnsThreeButtons(t *testing.T) {
 	p.answer("Which speaker?", "none")
 	p.answer("SCAN button:", "")
 	p.await("Press the SCAN button now", 1)
-	fifotest.Press(t, keysA, "KEY_F1")
+	evdevtest.Press(t, keysA, "KEY_F1")
 	p.answer("PHOTO button:", "")
 	p.await("Press the PHOTO button now", 1)
-	fifotest.Press(t, keysA, "KEY_F1") // already SCAN: refused, still waiting
+	evdevtest.Press(t, keysA, "KEY_F1") // already SCAN: refused, still waiting
 	p.await("KEY_F1 on "+padA+" is already SCAN: press another button", 1)
-	fifotest.Press(t, keysB, "KEY_F2")
+	evdevtest.Press(t, keysB, "KEY_F2")
 	p.answer("CANCEL button:", "")
 	p.await("Press the CANCEL button now", 1)
-	fifotest.Press(t, keysB, "KEY_ESC")
+	evdevtest.Press(t, keysB, "KEY_ESC")
 	p.answer("Agent URL", "https://agent.example")
 	p.answer("Agent token", canary)
 	p.answer("Run the acceptance now", "n")
@@ -208,7 +210,7 @@ func TestSetupAnswersFile(t *testing.T) {
 	p.stdin.Close()
 	for _, k := range []struct{ control, key string }{{"CANCEL", "KEY_ESC"}, {"SCAN", "KEY_S"}, {"PHOTO", "KEY_P"}} {
 		p.await("Press the "+k.control+" button now", 1)
-		fifotest.Press(t, keys, k.key)
+		evdevtest.Press(t, keys, k.key)
 		p.await(k.control+": "+k.key+" on "+pad, 1)
 	}
 	if code := p.end(); code != 0 {

@@ -1,4 +1,4 @@
-package fifotest
+package evdevtest
 
 import (
 	"os"
