@@ -31,6 +31,7 @@ func TestDeviceTier(t *testing.T) {
 	t.Run("gpio-header", r.testGPIOHeader)
 	t.Run("keyboard", r.testKeyboard)
 	t.Run("pn532", r.testPN532)
+	t.Run("setup", r.testSetup)
 	t.Run("daemon", r.testDaemon)
 	t.Run("accept", r.testAccept)
 	t.Run("audio", r.testAudio)

@@ -19,15 +19,11 @@ agent_url = "http://127.0.0.1:8080"
 keystore = "/tmp/setup-keystore.json"
 `
 
-// TestSetupOnGPIOSim boots a guest of its own for testSetup; run inside
-// TestDeviceTier's boot instead (t.Run("setup", r.testSetup), before
-// "daemon", whose buttons hold the same lines), it would save that boot.
-func TestSetupOnGPIOSim(t *testing.T) { bootRig(t).testSetup(t) }
-
 // testSetup: `acbridge setup --answers` on the guest's kernel watches every
 // line of the gpio-sim chip labelled as a Pi's header and learns the two
 // lines pulled low by bouncy presses, and the configuration it writes
-// passes --check-config.
+// passes --check-config. It runs in TestDeviceTier's boot before "daemon",
+// whose buttons hold the same lines.
 func (r *rig) testSetup(t *testing.T) {
 	r.run(t, 10*time.Second, "mkdir", "-p", "/tmp/setup")
 	if _, err := r.vm.RunInput(t.Context(), 10*time.Second, setupAnswers, "sh", "-c", "cat > /tmp/setup/answers.toml"); err != nil {
