@@ -15,7 +15,8 @@ func (c *testClock) Now() time.Time { return time.Now().Add(time.Duration(c.ahea
 
 func (c *testClock) Advance(d time.Duration) { c.ahead.Add(int64(d)) }
 
-// idleTick runs the engagement's idle check once. The send returns when
+// idleTick runs the engagement's idle check once, at the test clock's time
+// now (the check judges the tick's time). The send returns when
 // the session takes the tick; a second idleTick returns only after the
 // first check is done (the session runs one thing at a time), which is
 // how a test knows that a check ended nothing. The bound only ends a test
@@ -26,6 +27,6 @@ func (r *rig) idleTick(t *testing.T) {
 	select {
 	case r.ticks <- r.clock.Now():
 	case <-time.After(30 * time.Second):
-		t.Fatal("the bridge ran no idle check: no engagement open")
+		t.Fatalf("the bridge ran no idle check: no engagement open; the person saw:\n%s", r.out.String())
 	}
 }

@@ -137,8 +137,8 @@ func (c *conv) loop(ctx context.Context) error {
 				cancel()
 				return c.failed
 			}
-		case <-c.voiceTick():
-			c.idleCheck(ctx)
+		case now := <-c.voiceTick():
+			c.idleCheck(ctx, now)
 		case ev := <-c.b.presses:
 			if c.press(cctx, ev) {
 				running++

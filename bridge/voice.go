@@ -240,13 +240,15 @@ func (c *conv) voiceTick() <-chan time.Time {
 }
 
 // idleCheck ends an engagement that has seen no agent run and no
-// observation for Policy.EngagementIdle, or whose microphone stopped.
-func (c *conv) idleCheck(ctx context.Context) {
+// observation for Policy.EngagementIdle, or whose microphone stopped. now
+// is the tick's time, not the clock read here: a check judges the moment
+// it was due, so that a test's clock moved on meanwhile does not change
+// its verdict.
+func (c *conv) idleCheck(ctx context.Context, now time.Time) {
 	v := c.voice
 	if v == nil || !v.open || v.eng == nil {
 		return
 	}
-	now := c.b.o.Now()
 	switch {
 	case !v.eng.Capturing():
 		v.end(ctx, endMic)

@@ -225,24 +225,27 @@ func TestCancelDuringPushToTalk(t *testing.T) {
 // An agent run keeps an engagement open: engagement_idle counts from the
 // agent's last event, not from the press.
 func TestEngagementIdleCountsFromTheLastRun(t *testing.T) {
-	r, _, led := voiceRig(t, false, 3*time.Second, nil)
+	// The test clock is the real clock moved on, so the real seconds a
+	// loaded machine takes between two steps count too: each step leaves
+	// 10 s of them before the idle limit.
+	r, _, led := voiceRig(t, false, 30*time.Second, nil)
 	waitFor(t, r.out, "[press TALK to speak to the agent", 1)
 	r.press(button.Talk)
 	waitFor(t, r.out, "[listening: speak to the agent", 1)
-	r.clock.Advance(2 * time.Second)
+	r.clock.Advance(20 * time.Second)
 	r.idleTick(t)
 	r.say("hello")
 	waitRuns(t, r.out, 1)
 	// Past engagement_idle from the press, well short of it from the run.
-	r.clock.Advance(2 * time.Second)
+	r.clock.Advance(20 * time.Second)
 	r.idleTick(t)
 	r.idleTick(t) // the first check is done
 	if strings.Contains(r.out.String(), "[stopped listening") || led.Light() != button.LightOn {
-		t.Fatalf("the engagement ended although the agent answered 2 s ago:\n%s", r.out.String())
+		t.Fatalf("the engagement ended although the agent answered 20 s ago:\n%s", r.out.String())
 	}
-	r.clock.Advance(2 * time.Second)
+	r.clock.Advance(20 * time.Second)
 	r.idleTick(t)
-	waitFor(t, r.out, "[stopped listening: nothing happened for 3s]", 1)
+	waitFor(t, r.out, "[stopped listening: nothing happened for 30s]", 1)
 }
 
 // The end of the session ends its engagement: the microphone closes, the
