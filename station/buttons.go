@@ -1,8 +1,11 @@
 package station
 
 import (
+	"errors"
 	"io"
+	"io/fs"
 	"log/slog"
+	"time"
 
 	"github.com/agentcall/acbridge/button"
 	"github.com/agentcall/acbridge/button/evdev"
@@ -106,7 +109,16 @@ func openSources(cfg *config.Config, stdin io.Reader, log *slog.Logger) ([]butto
 		srcs = append(srcs, s)
 	}
 	for _, id := range order {
-		s, err := evdev.Open(evdevs[id])
+		o := evdevs[id]
+		s, err := evdev.Open(o)
+		if errors.Is(err, fs.ErrNotExist) {
+			// Not plugged in yet: the kiosk starts with its other controls
+			// and takes the keypad when it appears (the status line names
+			// it meanwhile, see MissingDevices).
+			log.Warn("keypad missing: its buttons work once it is plugged in", "err", err)
+			srcs = append(srcs, button.Await(func() (button.Source, error) { return evdev.Open(o) }, KeypadRetry, log.With("part", "button")))
+			continue
+		}
 		if err != nil {
 			return closeAll(srcs, err)
 		}
@@ -128,6 +140,9 @@ func closeAll(srcs []button.Source, err error) ([]button.Source, error) {
 	}
 	return nil, err
 }
+
+// KeypadRetry is how often a keypad missing at start is looked for.
+const KeypadRetry = 2 * time.Second
 
 // DefaultCancelChar is the terminal's cancel key when terminal buttons are
 // configured and none of them is cancel.

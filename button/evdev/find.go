@@ -3,6 +3,7 @@ package evdev
 import (
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -93,8 +94,16 @@ func findByName(sysDir, devDir, name string) (string, int, error) {
 	if len(names) > 0 {
 		present = strings.Join(names, ", ")
 	}
-	return "", 0, fmt.Errorf("button/evdev: no input device named %q (is it plugged in?); devices present: %s", truncate(name), present)
+	return "", 0, notPresent{fmt.Sprintf("button/evdev: no input device named %q (is it plugged in?); devices present: %s", truncate(name), present)}
 }
+
+// notPresent is a keypad named in the configuration that is not plugged
+// in: it reads as fs.ErrNotExist, as a missing device path does, so that a
+// caller may wait for it (button.Await).
+type notPresent struct{ msg string }
+
+func (e notPresent) Error() string        { return e.msg }
+func (e notPresent) Is(target error) bool { return target == fs.ErrNotExist }
 
 func truncate(s string) string {
 	const n = 64
