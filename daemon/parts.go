@@ -90,7 +90,13 @@ func build(ctx context.Context, cfg *config.Config, o *Options, log *slog.Logger
 	if p.ice, err = iceServers(&cfg.Agent); err != nil {
 		return fail(err)
 	}
-	st, err := station.Open(ctx, cfg, &station.Options{Logger: log, Stdin: o.Stdin, Lines: lines})
+	so := &station.Options{Logger: log, Stdin: o.Stdin, Lines: lines}
+	if lines == nil {
+		// Terminal buttons read standard input as keys: a sentence typed
+		// to them would otherwise vanish without a word.
+		so.Unbound = func(keys string) { fmt.Fprintf(o.Stdout, TypedTextKeysOnly+"\n", keys) }
+	}
+	st, err := station.Open(ctx, cfg, so)
 	if err != nil {
 		return fail(err)
 	}

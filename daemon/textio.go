@@ -68,6 +68,11 @@ func readLines(ctx context.Context, r io.Reader) <-chan string {
 // reads standard input as text.
 const TypedTextOff = "[typed lines are not sent to the agent: start acbridge run with --stdin-text to type to it]"
 
+// TypedTextKeysOnly is what the kiosk says when terminal buttons read
+// standard input and something other than their keys is typed; %s is
+// the keys.
+const TypedTextKeysOnly = "[typed text is not sent to the agent: standard input only presses the terminal buttons (%s); start acbridge run with --stdin-text to type to the agent]"
+
 // typedTextOff says TypedTextOff once, at the first line typed on r, and
 // stops reading: without --stdin-text a typed line would otherwise vanish
 // without a word. Under systemd standard input is /dev/null, which ends at

@@ -22,8 +22,11 @@ type ButtonOptions struct {
 	// Lines, if not nil, is standard input read line by line (run
 	// --stdin-text): terminal keys then read those lines instead of Stdin;
 	// see stdinControls.
-	Lines  <-chan string
-	Logger *slog.Logger // nil: discard
+	Lines <-chan string
+	// Unbound, if set, is told once when a character that is no terminal
+	// button's key is typed on Stdin (see term.Options.Unbound).
+	Unbound func(keys string)
+	Logger  *slog.Logger // nil: discard
 }
 
 // OpenButtons opens one source per configured backend and merges them; nil
@@ -49,7 +52,7 @@ func openButtons(cfg *config.Config, o *ButtonOptions) ([]button.Source, <-chan 
 	if err != nil {
 		return nil, nil, err
 	}
-	srcs, err := openSources(btnCfg, o.Stdin, log)
+	srcs, err := openSources(btnCfg, o.Stdin, o.Unbound, log)
 	if err != nil {
 		if keys != nil {
 			keys.Close()
@@ -65,7 +68,7 @@ func openButtons(cfg *config.Config, o *ButtonOptions) ([]button.Source, <-chan 
 // openSources opens one source per configured backend. Check has refused
 // key names and biases that cannot parse; they are parsed again here so
 // that a configuration built in code gets the same errors.
-func openSources(cfg *config.Config, stdin io.Reader, log *slog.Logger) ([]button.Source, error) {
+func openSources(cfg *config.Config, stdin io.Reader, unbound func(string), log *slog.Logger) ([]button.Source, error) {
 	var lines []gpio.Line
 	evdevs := map[string]*evdev.Options{}
 	var order []string // evdev devices in configuration order
@@ -125,7 +128,7 @@ func openSources(cfg *config.Config, stdin io.Reader, log *slog.Logger) ([]butto
 		srcs = append(srcs, s)
 	}
 	if termKeys := terminalKeys(cfg); len(termKeys) > 0 && stdin != nil {
-		s, err := term.New(stdin, &term.Options{Keys: termKeys, Button: button.Options{Logger: log.With("part", "button")}})
+		s, err := term.New(stdin, &term.Options{Keys: termKeys, Unbound: unbound, Button: button.Options{Logger: log.With("part", "button")}})
 		if err != nil {
 			return closeAll(srcs, err)
 		}

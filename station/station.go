@@ -26,6 +26,9 @@ type Options struct {
 	// ButtonOptions.
 	Stdin io.Reader
 	Lines <-chan string
+	// Unbound, if set, is told once when a character that is no terminal
+	// button's key is typed (ButtonOptions.Unbound).
+	Unbound func(keys string)
 	// ReaderWait bounds how long Open waits for a reader that is there, so
 	// that the first session offers nfc instead of renegotiating a moment
 	// later; 0: 1.5 s, negative: no wait.
@@ -155,7 +158,7 @@ func (s *Station) openAudio(_ context.Context, _ *Options, log *slog.Logger) err
 // openControls opens the buttons and the kiosk page (whose on-screen
 // controls are one more source) and merges them.
 func (s *Station) openControls(ctx context.Context, o *Options, log *slog.Logger) error {
-	srcs, texts, err := openButtons(s.cfg, &ButtonOptions{Stdin: o.Stdin, Lines: o.Lines, Logger: log})
+	srcs, texts, err := openButtons(s.cfg, &ButtonOptions{Stdin: o.Stdin, Lines: o.Lines, Unbound: o.Unbound, Logger: log})
 	if err != nil {
 		return err
 	}

@@ -13,6 +13,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode"
 
 	"github.com/agentcall/acbridge/button"
 )
@@ -84,6 +85,12 @@ type Options struct {
 	// Button supplies the clock, the logger and the queue length; its
 	// Debounce is ignored. LongPress applies to toggled controls.
 	Button button.Options
+	// Unbound, if set, is called once, from the reading goroutine, at the
+	// first character typed that is no key and not white space (New
+	// only): a person typing a sentence to keys that take single letters
+	// is told where their words went; keys is Describe of the keys. It
+	// must not block.
+	Unbound func(keys string)
 }
 
 // Source reads key strokes from an io.Reader. It implements button.Source.
@@ -102,6 +109,7 @@ type Source struct {
 	log     *slog.Logger
 
 	toggled map[string]bool // touched by the reader goroutine only
+	unbound func(string)    // Options.Unbound; nil once called
 	texts   chan string     // FromLines: lines that are not keys
 	closing atomic.Bool
 	once    sync.Once
@@ -167,6 +175,7 @@ func newSource(o *Options) (*Source, error) {
 		log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
 	return &Source{
+		unbound: o.Unbound,
 		d:       button.NewDebouncer(&bo),
 		keys:    copied,
 		stop:    func() {},
@@ -207,8 +216,11 @@ func (s *Source) run() {
 			}
 			return
 		}
-		if b, ok := s.keys[r]; ok { // else Enter, typos: not controls
+		if b, ok := s.keys[r]; ok {
 			s.act(b)
+		} else if s.unbound != nil && !unicode.IsSpace(r) { // Enter is no stroke
+			s.unbound(Describe(s.keys))
+			s.unbound = nil
 		}
 	}
 }

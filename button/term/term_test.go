@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -228,5 +229,32 @@ func TestRawTerminal(t *testing.T) {
 	}
 	if after := lflag(t, tty); after != before {
 		t.Fatalf("terminal not restored: lflag %#x, was %#x", after, before)
+	}
+}
+
+// Unbound is called once, at the first character that is no key, and
+// not for Enter or spaces; the keys typed after it still act.
+func TestUnboundToldOnce(t *testing.T) {
+	var calls atomic.Int32
+	s, err := New(strings.NewReader(" \n\ns\nhello there\np\n"), &Options{Unbound: func(string) { calls.Add(1) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	// "hello there" holds two t's (TALK toggles): read up to the last p's
+	// release instead of counting events.
+	var got []ev
+	for {
+		e := readN(t, s, 1)[0]
+		got = append(got, e)
+		if e.control == button.Photo && !e.pressed {
+			break
+		}
+	}
+	if got[0] != (ev{button.Scan, true, false}) {
+		t.Errorf("first event %v, want SCAN pressed", got[0])
+	}
+	if n := calls.Load(); n != 1 {
+		t.Errorf("Unbound called %d times, want 1 (at the h of hello)", n)
 	}
 }

@@ -70,3 +70,27 @@ func TestRunTypedLineWithoutStdinText(t *testing.T) {
 		t.Errorf("the notice %d times, or a line sent as text:\n%s", n, out)
 	}
 }
+
+// Without --stdin-text, terminal buttons read standard input as keys: the
+// first character typed that is no key says, once, that typed text goes
+// nowhere and which keys there are; the keys still act.
+func TestRunTerminalButtonsWithoutStdinText(t *testing.T) {
+	dir := t.TempDir()
+	ag := &procAgent{t: t, log: &bridgetest.Transcript{}}
+	ag.start()
+	defer ag.stop()
+	d := newDaemon(t, dir, ag.addr,
+		"[[button]]", `control = "photo"`, `source = "terminal"`, `char = "p"`)
+	d.cmd.Args = slices.DeleteFunc(d.cmd.Args, func(a string) bool { return a == "--stdin-text" })
+	d.start()
+	d.wait(d.out, "[connected to", 1)
+	d.say("hello")
+	d.say("again")
+	d.wait(d.out, "[typed text is not sent to the agent: standard input only presses the terminal buttons (", 1)
+	d.say("p")
+	d.wait(d.out, "[photo sent]", 1)
+	out := d.out.String()
+	if n := strings.Count(out, "[typed text is not sent"); n != 1 || strings.Contains(out, "you: ") || !strings.Contains(out, "p photo") {
+		t.Errorf("the notice %d times, without the keys, or a line sent as text:\n%s", n, out)
+	}
+}
