@@ -29,6 +29,7 @@ func TestDeviceTier(t *testing.T) {
 	t.Run("ccid-scan", r.testCCIDScan)
 	t.Run("photo", r.testPhoto)
 	t.Run("gpio-header", r.testGPIOHeader)
+	t.Run("gpio-line-99", r.testGPIOLineMissing)
 	t.Run("keyboard", r.testKeyboard)
 	t.Run("pn532", r.testPN532)
 	t.Run("setup", r.testSetup)
@@ -247,5 +248,56 @@ func (r *rig) testGPIOHeader(t *testing.T) {
 	}
 	if !strings.Contains(rep.Stdout, "[pinctrl-bcm2835] (54 lines)") {
 		t.Errorf("doctor does not list the header chip:\n%s", rep.Stdout)
+	}
+}
+
+// lineConfig puts a button on line 99 of the header, which has 54 lines.
+const lineConfig = `[agent]
+url = "http://127.0.0.1:8080"
+allow_insecure_local = true
+
+[keystore]
+path = "/tmp/line99-keystore.json"
+allow_volatile = true
+
+[modalities]
+enabled = ["photo"]
+
+[camera]
+device = "/dev/video0"
+
+[[button]]
+control = "photo"
+source = "gpio"
+chip = "header"
+line = 99
+active_low = true
+bias = "pull-up"
+`
+
+// testGPIOLineMissing: a line the chip does not have passes --check-config
+// (which says that hardware was not checked), and doctor and the start of
+// the daemon name the key and the lines the real chip has.
+func (r *rig) testGPIOLineMissing(t *testing.T) {
+	if _, err := r.vm.RunInput(t.Context(), 10*time.Second, lineConfig, "sh", "-c", "cat > /tmp/line99.toml"); err != nil {
+		t.Fatal(err)
+	}
+	rep := r.run(t, 30*time.Second, "acbridge", "run", "--check-config", "--config", "/tmp/line99.toml")
+	if !strings.Contains(rep.Stdout+rep.Stderr, "acbridge doctor") {
+		t.Errorf("--check-config does not point to doctor:\n%s%s", rep.Stdout, rep.Stderr)
+	}
+	const want = "has lines 0 to 53"
+	for _, argv := range [][]string{
+		{"acbridge", "doctor", "--config", "/tmp/line99.toml"},
+		{"timeout", "30", "acbridge", "run", "--config", "/tmp/line99.toml"},
+	} {
+		rep, err := r.vm.Run(t.Context(), 60*time.Second, argv...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := rep.Stdout + rep.Stderr
+		if rep.Code == 0 || rep.Code == 124 || !strings.Contains(out, "line 99") || !strings.Contains(out, want) {
+			t.Errorf("%q: exit %d, want a failure naming line 99 and %q:\n%s", argv, rep.Code, want, out)
+		}
 	}
 }
