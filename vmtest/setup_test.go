@@ -8,8 +8,7 @@ import (
 
 // setupAnswers make `acbridge setup` in the guest choose vivid and learn
 // PHOTO on the simulated header and CANCEL on the uinput keyboard; the
-// agent is the host's, through
-// the guest's loopback relay.
+// agent is the host's, through the guest's loopback relay.
 const setupAnswers = `reader = "none"
 camera = "/dev/video0"
 microphone = "none"
