@@ -40,8 +40,10 @@ vet:
 # scripts/pcscd.sh run) with services required (a missing service fails the
 # run instead of skipping tests), fuzzes the NDEF parser for 20 s, and last
 # the cross-built packages under
-# emulation (test-cross, about 4 min warm, 13 min cold), after the VM device
-# tier (test-vm, about 1 min warm, 2-4 min cold).
+# emulation (test-cross, about 11 min warm, of which the booted rollback and
+# the release rings take 6; about 20 min cold), after the VM tiers (test-vm,
+# about 3 min warm; cold adds the kernel cache and the system root's base,
+# about 7 min). A whole warm run took 27 min on 2 cores.
 test: deps vet
 	scripts/check-unit.sh
 	$(GO) build -o $(BIN) ./cmd/acbridge
@@ -118,8 +120,8 @@ repo: deb
 # snd-aloop, uinput, gpio-sim labelled as the Pi's header, a PN532 on an
 # 8250 UART — and runs acbridge against them (docs/vm.md). The kernel,
 # modules and the out-of-tree gpio-sim are cached per kernel version in
-# /var/cache/acbridge-vm (ACBRIDGE_VM_CACHE); about 1 min warm, 2 min cold.
-# Its system tier boots the amd64 package (built here, amd64 only) in a
+# /var/cache/acbridge-vm (ACBRIDGE_VM_CACHE); the device tier takes about
+# 45 s warm, 2 min cold. Its system tier (about 2 min warm) boots the amd64 package (built here, amd64 only) in a
 # Debian 12 root with systemd as PID 1 (scripts/vm/system.sh); the root's
 # base is cached beside the kernel.
 .PHONY: test-vm
