@@ -41,7 +41,8 @@ vet:
 # run instead of skipping tests), fuzzes the NDEF parser for 20 s, and last
 # the cross-built packages under
 # emulation (test-cross, about 11 min warm, of which the booted rollback and
-# the release rings take 6; about 20 min cold), after the VM tiers (test-vm,
+# the release rings take 6; cold, about 13 min more for the chroot and the
+# emulated toolchains), after the VM tiers (test-vm,
 # about 3 min warm; cold adds the kernel cache and the system root's base,
 # about 7 min). A whole warm run took 27 min on 2 cores.
 test: deps vet
