@@ -39,12 +39,11 @@ vet:
 # `acbridge-demo` nor another test run can touch the suite's reader:
 # scripts/pcscd.sh run) with services required (a missing service fails the
 # run instead of skipping tests), fuzzes the NDEF parser for 20 s, and last
-# the cross-built packages under
-# emulation (test-cross, about 11 min warm, of which the booted rollback and
-# the release rings take 6; cold, about 13 min more for the chroot and the
-# emulated toolchains), after the VM tiers (test-vm,
-# about 3 min warm; cold adds the kernel cache and the system root's base,
-# about 7 min). A whole warm run took 27 min on 2 cores.
+# the cross-built packages under emulation (test-cross, about 11 min warm,
+# 6 of them the booted rollback and the release rings; a cold chroot and
+# emulated toolchain add about 9 min), after the VM tiers (test-vm, about
+# 3 min warm; a cold kernel cache and system root add about 7 min). A whole
+# warm run took 27 min on 2 cores.
 test: deps vet
 	scripts/check-unit.sh
 	$(GO) build -o $(BIN) ./cmd/acbridge
