@@ -63,10 +63,14 @@ var (
 	ErrClosed     = errors.New("camera: closed")
 	ErrNotFound   = errors.New("camera: no matching camera: check the cable, `ls /dev/video*`, and the configured camera name")
 	ErrPermission = errors.New("camera: permission denied: add the service user to group video (usermod -aG video USER) and restart the service")
-	ErrBusy       = errors.New("camera: device busy: another program is using it (find it with `fuser /dev/videoN`)")
-	ErrUnplugged  = errors.New("camera: device stopped delivering frames: it was unplugged or failed; reconnect it and press again")
-	ErrNoFormat   = errors.New("camera: device offers no usable picture format (YUYV, NV12, I420 or MJPEG)")
-	ErrBadConfig  = errors.New("camera: bad configuration")
+	// ErrDeviceDenied is EPERM on open: not the file's permissions (that
+	// is EACCES) but the service's device cgroup, which lets no process of
+	// the unit open a video device its DeviceAllow= does not list.
+	ErrDeviceDenied = errors.New("camera: operation not permitted: the service's unit does not allow video devices; it needs DeviceAllow=char-video4linux rw (systemctl cat acbridge; the package's unit has it)")
+	ErrBusy         = errors.New("camera: device busy: another program is using it (find it with `fuser /dev/videoN`)")
+	ErrUnplugged    = errors.New("camera: device stopped delivering frames: it was unplugged or failed; reconnect it and press again")
+	ErrNoFormat     = errors.New("camera: device offers no usable picture format (YUYV, NV12, I420 or MJPEG)")
+	ErrBadConfig    = errors.New("camera: bad configuration")
 )
 
 // Settle bounds the wait for auto-exposure. Zero fields mean defaults.

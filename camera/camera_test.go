@@ -239,6 +239,7 @@ func TestFailingDevice(t *testing.T) {
 		hint string
 	}{
 		{"permission", &failing{openErr: &os.PathError{Op: "open", Path: "/dev/video0", Err: syscall.EACCES}}, ErrPermission, "group video"},
+		{"cgroup", &failing{openErr: &os.PathError{Op: "open", Path: "/dev/video0", Err: syscall.EPERM}}, ErrDeviceDenied, "DeviceAllow=char-video4linux"},
 		{"busy", &failing{recordErr: syscall.EBUSY}, ErrBusy, "another program"},
 		{"gone", &failing{openErr: syscall.ENODEV}, ErrUnplugged, "reconnect"},
 		{"unplugged-mid-capture", &failing{readErr: io.EOF}, ErrUnplugged, "unplugged"},

@@ -12,6 +12,10 @@ var (
 		Fix:       "add the service user to group video (usermod -aG video acbridge), install udev/70-acbridge.rules, restart the service",
 		Person:    "The camera is not available. Please tell the staff.",
 		Sentinels: []error{ErrPermission}})
+	WarnDeviceDenied = health.Register(&health.Warnable{Code: "camera.denied", Text: "the service's unit does not allow the camera",
+		Fix:       "the unit needs DeviceAllow=char-video4linux rw: remove the drop-in that overrides it (systemctl cat acbridge), then systemctl daemon-reload and restart",
+		Person:    "The camera is not available. Please tell the staff.",
+		Sentinels: []error{ErrDeviceDenied}})
 	WarnBusy = health.Register(&health.Warnable{Code: "camera.busy", Text: "another program holds the camera",
 		Fix:       "another program holds the camera: find it with `fuser -v /dev/video*` and stop it",
 		Person:    "The camera is busy. Please try again later.",

@@ -130,8 +130,10 @@ func firstCamera(drivers []driver.Driver) (driver.Driver, error) {
 func classify(label, stage string, err error) error {
 	var sentinel error
 	switch {
-	case errors.Is(err, syscall.EACCES), errors.Is(err, syscall.EPERM):
+	case errors.Is(err, syscall.EACCES):
 		sentinel = ErrPermission
+	case errors.Is(err, syscall.EPERM):
+		sentinel = ErrDeviceDenied
 	case errors.Is(err, syscall.EBUSY):
 		sentinel = ErrBusy
 	case errors.Is(err, syscall.ENOENT), errors.Is(err, syscall.ENODEV), errors.Is(err, syscall.ENXIO),

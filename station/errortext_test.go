@@ -242,11 +242,16 @@ channel = "nightly"
 	}
 
 	// The buttons' device errors at start-up: a missing GPIO chip, a line
-	// on a label no chip has here, a missing keypad.
+	// on a label no chip has here, a keypad path that cannot be a device
+	// (a missing keypad is no error: it is waited for).
+	notDir := filepath.Join(dir, "a-file")
+	if err := os.WriteFile(notDir, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
 	for _, b := range []string{
 		"source = \"gpio\"\nchip = \"gpiochip99\"\nline = 4\n",
 		"source = \"gpio\"\nchip = \"header\"\nline = 99\n",
-		"source = \"evdev\"\ndevice = \"" + filepath.Join(dir, "no-keypad") + "\"\nkey = \"KEY_S\"\n",
+		"source = \"evdev\"\ndevice = \"" + filepath.Join(notDir, "keypad") + "\"\nkey = \"KEY_S\"\n",
 	} {
 		cfg, err := config.Parse([]byte("[agent]\nurl = \"https://agent.example\"\n[[button]]\ncontrol = \"scan\"\n" + b))
 		if err != nil {
