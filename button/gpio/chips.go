@@ -1,7 +1,9 @@
 package gpio
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -23,6 +25,9 @@ type ChipInfo struct {
 	Name  string // "gpiochip0"
 	Label string // "pinctrl-rp1"
 	Lines int
+	// Err is why the chip could not be opened for its label ("" and 0
+	// then), such as a permission the service user lacks.
+	Err error
 }
 
 // ChipLister describes the machine's GPIO chips; SystemChips reads the
@@ -44,6 +49,8 @@ func (SystemChips) Chips() ([]ChipInfo, error) {
 		if c, err := gpiocdev.NewChip(name); err == nil {
 			info.Label, info.Lines = c.Label, c.Lines()
 			c.Close()
+		} else {
+			info.Err = err
 		}
 		out = append(out, info)
 	}
@@ -74,10 +81,25 @@ func ResolveChip(chip string, l ChipLister) (string, error) {
 		}
 	}
 	if chip == Header {
+		if c, ok := unreadable(chips); ok {
+			// Not the wrong board: the labels could not be read.
+			return "", fmt.Errorf("button/gpio: chip \"header\": %s cannot be opened to read its label (%v): the service user needs group gpio on the chips, which the package's udev rule (70-acbridge.rules) gives; `ls -l /dev/gpiochip*` shows the owner (chips here: %s)",
+				c.Name, c.Err, describeChips(chips))
+		}
 		return "", fmt.Errorf("button/gpio: chip \"header\": no chip labelled %s (this is not a Raspberry Pi, or its kernel is unknown); set chip to a name gpiodetect lists (chips here: %s)",
 			strings.Join(headerLabels, ", "), describeChips(chips))
 	}
 	return "", fmt.Errorf("button/gpio: no GPIO chip named or labelled %q; gpiodetect lists the chips (here: %s)", truncate(chip), describeChips(chips))
+}
+
+// unreadable returns the first chip refused for lack of permission.
+func unreadable(chips []ChipInfo) (ChipInfo, bool) {
+	for _, c := range chips {
+		if errors.Is(c.Err, fs.ErrPermission) {
+			return c, true
+		}
+	}
+	return ChipInfo{}, false
 }
 
 // needsResolve reports whether chip is a label rather than a device: a

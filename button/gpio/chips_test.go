@@ -2,7 +2,9 @@ package gpio
 
 import (
 	"errors"
+	"os"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -18,17 +20,17 @@ func (failingLister) Chips() ([]ChipInfo, error) { return nil, errors.New("no /d
 // The chips gpiodetect shows on each Pi (raspberrypi/linux#6144 for the
 // Pi 5's renumbering with 6.6.45).
 var (
-	pi3 = standIn{{"gpiochip0", "pinctrl-bcm2835", 54}, {"gpiochip1", "raspberrypi-exp-gpio", 8}}
-	pi4 = standIn{{"gpiochip0", "pinctrl-bcm2711", 58}, {"gpiochip1", "raspberrypi-exp-gpio", 8}}
+	pi3 = standIn{{"gpiochip0", "pinctrl-bcm2835", 54, nil}, {"gpiochip1", "raspberrypi-exp-gpio", 8, nil}}
+	pi4 = standIn{{"gpiochip0", "pinctrl-bcm2711", 58, nil}, {"gpiochip1", "raspberrypi-exp-gpio", 8, nil}}
 	pi5 = standIn{ // kernel < 6.6.45
-		{"gpiochip0", "gpio-brcmstb@107d508500", 32}, {"gpiochip1", "gpio-brcmstb@107d508520", 4},
-		{"gpiochip2", "gpio-brcmstb@107d517c00", 17}, {"gpiochip3", "gpio-brcmstb@107d517c20", 6},
-		{"gpiochip4", "pinctrl-rp1", 54}}
+		{"gpiochip0", "gpio-brcmstb@107d508500", 32, nil}, {"gpiochip1", "gpio-brcmstb@107d508520", 4, nil},
+		{"gpiochip2", "gpio-brcmstb@107d517c00", 17, nil}, {"gpiochip3", "gpio-brcmstb@107d517c20", 6, nil},
+		{"gpiochip4", "pinctrl-rp1", 54, nil}}
 	pi5new = standIn{ // kernel >= 6.6.45
-		{"gpiochip0", "pinctrl-rp1", 54}, {"gpiochip10", "gpio-brcmstb@107d508500", 32},
-		{"gpiochip11", "gpio-brcmstb@107d508520", 4}, {"gpiochip12", "gpio-brcmstb@107d517c00", 17},
-		{"gpiochip13", "gpio-brcmstb@107d517c20", 6}}
-	pc = standIn{{"gpiochip0", "INT34C5:00", 360}}
+		{"gpiochip0", "pinctrl-rp1", 54, nil}, {"gpiochip10", "gpio-brcmstb@107d508500", 32, nil},
+		{"gpiochip11", "gpio-brcmstb@107d508520", 4, nil}, {"gpiochip12", "gpio-brcmstb@107d517c00", 17, nil},
+		{"gpiochip13", "gpio-brcmstb@107d517c20", 6, nil}}
+	pc = standIn{{"gpiochip0", "INT34C5:00", 360, nil}}
 )
 
 func TestResolveChipHeader(t *testing.T) {
@@ -114,5 +116,17 @@ func TestSameChip(t *testing.T) {
 	}
 	if SameChip("header", "gpiochip0", failingLister{}) {
 		t.Error("an unlistable header chip matched gpiochip0")
+	}
+}
+
+// A chip the service user may not open is a permission to fix, not a
+// board that is not a Pi (the VM's system tier without the udev rule).
+func TestResolveChipHeaderUnreadable(t *testing.T) {
+	denied := &os.PathError{Op: "open", Path: "/dev/gpiochip0", Err: syscall.EACCES}
+	l := standIn{{Name: "gpiochip0", Err: denied}}
+	_, err := ResolveChip(Header, l)
+	if err == nil || strings.Contains(err.Error(), "not a Raspberry Pi") || !strings.Contains(err.Error(), "group gpio") ||
+		!strings.Contains(err.Error(), "gpiochip0 [label unreadable]") {
+		t.Errorf("header with an unreadable chip: %v; want the permission and its fix", err)
 	}
 }
