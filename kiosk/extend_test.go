@@ -1,7 +1,9 @@
 package kiosk_test
 
 import (
+	"context"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -10,6 +12,8 @@ import (
 	"github.com/agentcall/acbridge/bridge"
 	"github.com/agentcall/acbridge/button"
 	"github.com/agentcall/acbridge/kiosk"
+	"github.com/agentcall/acbridge/notice"
+	"github.com/agentcall/acbridge/protocol"
 )
 
 // TestScanTimeExtended: the reader's time limit is said with how to get
@@ -56,4 +60,25 @@ func waitSaidCount(t *testing.T, path, want string, n int) {
 		}
 		time.Sleep(20 * time.Millisecond) // a file written by another process: nothing to wait on
 	}
+}
+
+// TestSpeechOnSaysOpenWindow: the long press that turns speech mode on
+// arms the reader first (the press comes before the long press), so the
+// reader's window is already on the screen when speech comes on; it is
+// said then, with its time, not left for a person who cannot see it.
+func TestSpeechOnSaysOpenWindow(t *testing.T) {
+	said := filepath.Join(t.TempDir(), "said")
+	s := startKiosk(t, &kiosk.Options{Speech: true, SpeechCommand: ttsTo(said)})
+	s.Display(notice.Notice{Kind: notice.Connected, Text: "https://agent.example", Modalities: []protocol.Modality{protocol.NFC}})
+	s.Display(notice.Notice{Kind: notice.Armed, Control: button.Scan, Text: "reader armed for 12s: tap a tag"})
+	phys := button.NewDebouncer(&button.Options{Debounce: -1, LongPress: -1})
+	defer phys.Close()
+	watched := s.Watch(phys)
+	phys.Tap(button.Scan, true)
+	for range 3 { // press, long press, release
+		if _, err := watched.Read(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	waitSaid(t, said, "The reader waits 12 seconds. For more time, press Scan a tag again.")
 }

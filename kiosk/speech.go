@@ -183,6 +183,12 @@ func (s *Server) sayScreenLocked() {
 	if v.Prompt != nil {
 		parts = append(parts, v.Words["prompt.heading"]+": "+v.Prompt.Text, v.Words["prompt.press"]+" "+v.Prompt.Label+".")
 	}
+	// A window already open when speech comes on (the long press that
+	// turns it on may arm the reader first) is said too, with its time.
+	if v.Armed != nil {
+		parts = append(parts, v.Armed.Text)
+	}
+	parts = append(parts, v.Listening)
 	if e := lastAgent(v.Entries); e != nil {
 		parts = append(parts, v.Words["who.agent"]+": "+e.Text)
 	}
