@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -25,6 +26,7 @@ func TestSystemTier(t *testing.T) {
 	r := bootSystem(t)
 	t.Run("ready", r.testReady)
 	t.Run("provisioned", r.testProvisioned)
+	t.Run("kiosk-screen", r.testKioskScreen)
 	t.Run("device-access", r.testDeviceAccess)
 	t.Run("press-scan-photo", r.testServicePresses)
 	t.Run("no-canary", r.noCanary("journalctl -b --no-pager -o cat; dmesg"))
@@ -77,6 +79,8 @@ func bootSystem(t *testing.T) *rig {
 		Initramfs: filepath.Join(work, "initrd.cpio"),
 		Disks:     []string{filepath.Join(work, "root.img"), filepath.Join(work, "boot.img")},
 		Append:    "systemd.show_status=error",
+		Screen:    true,
+		Memory:    2048, // Chromium, for the kiosk screen
 	}, 8*time.Minute)
 	return r
 }
@@ -88,8 +92,10 @@ func bootSystem(t *testing.T) *rig {
 const systemDebounce = time.Second
 
 func systemConfig() string {
+	// The kiosk page for acbridge-kiosk.service (scripts/vm/system.sh
+	// points the screen at 8081; 8080 is guestd's relay to the agent).
 	return strings.ReplaceAll(daemonConfig, `debounce = "400ms"`, `debounce = "1s"
-long_press = "5s"`)
+long_press = "5s"`) + "\n[kiosk]\nlisten = \"127.0.0.1:8081\"\n"
 }
 
 // newestDeb is the amd64 package scripts/deb.sh wrote last into dist:
@@ -231,8 +237,19 @@ func (r *rig) testDeviceAccess(t *testing.T) {
 	// ones every user may.
 	rep := r.sh(t, 60*time.Second, `g=$( (id -G acbridge; for n in $(systemctl show -p SupplementaryGroups --value acbridge.service); do getent group $n | cut -d: -f3; done) | tr ' ' '\n' | sort -u | paste -sd,)
 find /dev -type c ! -perm -o=r ! -perm -o=w | setpriv --reuid=$(id -u acbridge) --regid=$(id -g acbridge) --groups=$g sh -c 'while read -r f; do { [ -r "$f" ] || [ -w "$f" ]; } && echo "$f"; done; true'`)
-	var extra, have []string
+	// The unit's device policy (DevicePolicy=closed, DeviceAllow=) is
+	// the second lock: group video, which the camera needs, also opens
+	// the screen's /dev/fb0 and /dev/dri/card*, and only the policy keeps
+	// the service from them. systemd's char-NAME is the major's name in
+	// /proc/devices.
+	allowed := r.allowedMajors(t)
+	var extra, have, policed []string
 	for _, f := range strings.Fields(rep.Stdout) {
+		major := strings.TrimSpace(r.run(t, 10*time.Second, "stat", "-c", "%t", f).Stdout)
+		if n, err := strconv.ParseInt(major, 16, 32); err != nil || !allowed[int(n)] {
+			policed = append(policed, f)
+			continue
+		}
 		if granted.MatchString(f) {
 			have = append(have, f)
 			continue
@@ -243,6 +260,12 @@ find /dev -type c ! -perm -o=r ! -perm -o=w | setpriv --reuid=$(id -u acbridge) 
 	t.Logf("the service user may open: %v", have)
 	if len(extra) > 0 {
 		t.Errorf("the service user may also open %v", extra)
+	}
+	t.Logf("its credentials also open %v, which the unit's DeviceAllow= refuses it", policed)
+	for _, f := range policed {
+		if want[f] != "" {
+			t.Errorf("the unit's DeviceAllow= refuses %s, which the service needs", f)
+		}
 	}
 	for node := range want {
 		if !slices.Contains(have, node) {
@@ -260,6 +283,37 @@ find /dev -type c ! -perm -o=r ! -perm -o=w | setpriv --reuid=$(id -u acbridge) 
 	} else if slices.Contains(have, usb) {
 		t.Errorf("the service user may open the CCID reader %s directly; it is pcscd's", usb)
 	}
+}
+
+// allowedMajors are the character devices' majors acbridge.service's
+// DeviceAllow= lets it open (char-NAME entries, named as in /proc/devices).
+func (r *rig) allowedMajors(t *testing.T) map[int]bool {
+	t.Helper()
+	classes := map[string]bool{}
+	for _, f := range strings.Fields(r.run(t, 10*time.Second, "systemctl", "show", "-p", "DeviceAllow", "--value", "acbridge.service").Stdout) {
+		if c, ok := strings.CutPrefix(f, "char-"); ok {
+			classes[c] = true
+		}
+	}
+	if len(classes) == 0 {
+		t.Fatal("acbridge.service has no DeviceAllow=char-… entries")
+	}
+	majors := map[int]bool{}
+	inChar := false
+	for _, l := range strings.Split(r.run(t, 10*time.Second, "cat", "/proc/devices").Stdout, "\n") {
+		switch l = strings.TrimSpace(l); {
+		case l == "Character devices:":
+			inChar = true
+		case l == "Block devices:":
+			inChar = false
+		case inChar:
+			if n, name, ok := strings.Cut(l, " "); ok && classes[name] {
+				m, _ := strconv.Atoi(n)
+				majors[m] = true
+			}
+		}
+	}
+	return majors
 }
 
 // testServicePresses: through acbridge.service, a bouncy SCAN press on

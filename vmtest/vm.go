@@ -45,6 +45,12 @@ type Options struct {
 	Disks []string
 	// Append is added to the kernel command line.
 	Append string
+	// Screen gives the guest a display card and QEMU a QMP socket, so
+	// that VM.Screendump can read what the screen shows. The card is
+	// virtio-vga: wlroots (under cage) needs a DRM driver that imports
+	// PRIME buffers, as the Pi's vc4 does; the standard VGA's bochs-drm
+	// does not ("PRIME import not supported").
+	Screen bool
 }
 
 // VM is one running guest.
@@ -55,6 +61,7 @@ type VM struct {
 
 	cmd     *exec.Cmd
 	ctl     string
+	qmp     string // QMP socket's path; "" without Options.Screen
 	mu      sync.Mutex
 	console strings.Builder
 	ready   chan struct{}
@@ -105,6 +112,15 @@ func Boot(ctx context.Context, o Options) (*VM, error) {
 			"-chardev", "socket,id=card,path="+o.CardSocket,
 			"-device", "ccid-card-passthru,chardev=card")
 	}
+	var qmp string
+	if o.Screen {
+		dir, err := os.MkdirTemp("", "acbridge-vm-qmp-")
+		if err != nil {
+			return nil, err
+		}
+		qmp = filepath.Join(dir, "qmp.sock")
+		args = append(args, "-device", "virtio-vga", "-qmp", "unix:"+qmp+",server=on,wait=off")
+	}
 	cmd := exec.Command("qemu-system-x86_64", args...)
 	cmd.Stdin = nil
 	out, err := cmd.StdoutPipe()
@@ -112,7 +128,7 @@ func Boot(ctx context.Context, o Options) (*VM, error) {
 		return nil, err
 	}
 	cmd.Stderr = cmd.Stdout
-	vm := &VM{cmd: cmd, ctl: fmt.Sprintf("127.0.0.1:%d", ctlPort), Shell: fmt.Sprintf("127.0.0.1:%d", shellPort), ready: make(chan struct{}), exited: make(chan struct{})}
+	vm := &VM{cmd: cmd, qmp: qmp, ctl: fmt.Sprintf("127.0.0.1:%d", ctlPort), Shell: fmt.Sprintf("127.0.0.1:%d", shellPort), ready: make(chan struct{}), exited: make(chan struct{})}
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("qemu-system-x86_64: %w (apt-get install qemu-system-x86)", err)
 	}
@@ -200,6 +216,9 @@ func (vm *VM) Close() error {
 		vm.cmd.Process.Kill()
 	}
 	<-vm.exited
+	if vm.qmp != "" {
+		os.RemoveAll(filepath.Dir(vm.qmp))
+	}
 	return nil
 }
 

@@ -20,6 +20,8 @@
 # shown to fail (never set by make test):
 #   udev-gpio       the package's udev rule for GPIO chips removed
 #   deviceallow-video  DeviceAllow= of char-video4linux dropped from the unit
+#   kiosk-protecthome  the kiosk screen's unit with ProtectHome=yes, which
+#                   hides cage's XDG_RUNTIME_DIR (its earlier setting)
 set -euo pipefail
 
 [ $# -eq 5 ] || { echo "usage: $0 PREPARED DEB GUESTD CONFIG OUT" >&2; exit 2; }
@@ -34,9 +36,11 @@ die() { echo "system.sh: $*" >&2; exit 1; }
 [ -d "$mods" ] || die "$mods missing: run scripts/vm/prepare.sh"
 
 # The guest's packages beyond minbase; the package's own dependencies come
-# with it at install time.
-extra="systemd-sysv udev dbus polkitd pcscd libccid kmod procps"
-base=$prepared/system-root.tar.gz
+# with it at install time. cage, xwayland and chromium are what the package
+# suggests for acbridge-kiosk.service; libpam-systemd registers its logind
+# session. The cache's name carries the list, so that a change rebuilds it.
+extra="systemd-sysv udev dbus polkitd pcscd libccid kmod procps libpam-systemd cage xwayland chromium fonts-dejavu-core"
+base=$prepared/system-root-$(echo "$extra" | sha256sum | cut -c1-12).tar.gz
 if [ ! -f "$base" ]; then
 	log "making the base root (once; cached in $base)"
 	bs=$(mktemp -d /tmp/acbridge-sysroot.XXXXXX)
@@ -71,10 +75,12 @@ umount "$r/proc"
 rm "$r/tmp/acbridge.deb"
 
 # The modules the guest may load, without the driver families a VM never
-# has (graphics, network cards other than virtio, SCSI, InfiniBand...), and
+# has (GPUs other than QEMU's VGA, network cards other than virtio, SCSI,
+# InfiniBand...), and
 # gpio-sim, which Debian does not build.
 mkdir -p "$r/lib/modules/$kver"
-tar -C "$mods" --exclude=./kernel/drivers/gpu --exclude=./kernel/drivers/infiniband \
+tar -C "$mods" --exclude=./kernel/drivers/gpu/drm/amd --exclude=./kernel/drivers/gpu/drm/radeon \
+	--exclude=./kernel/drivers/gpu/drm/nouveau --exclude=./kernel/drivers/gpu/drm/i915 --exclude=./kernel/drivers/infiniband \
 	--exclude=./kernel/drivers/scsi --exclude=./kernel/drivers/staging --exclude=./kernel/drivers/isdn \
 	--exclude=./kernel/drivers/media/dvb-frontends --exclude=./kernel/drivers/media/usb \
 	--exclude=./kernel/drivers/media/tuners --exclude=./kernel/drivers/iio \
@@ -153,7 +159,13 @@ echo acbridge-vm >"$r/etc/hostname"
 printf '/dev/vda / ext4 rw 0 1\n/dev/vdb /boot/firmware vfat defaults,x-systemd.device-timeout=400 0 0\n' >"$r/etc/fstab"
 mkdir -p "$r/boot/firmware"
 : >"$r/etc/machine-id"
-chroot "$r" systemctl enable -q systemd-networkd acbridge-vm-gpio acbridge-vm-guestd
+# The kiosk screen as docs/kiosk.md has an installer turn it on; port 8080
+# is guestd's relay to the agent, so the page is on 8081.
+# A VM has no GPU: wlroots draws in software, as the file's comment says.
+sed -i -e 's|^ACBRIDGE_KIOSK_URL=.*|ACBRIDGE_KIOSK_URL=http://127.0.0.1:8081/|' \
+	-e 's|^#WLR_RENDERER=pixman|WLR_RENDERER=pixman|' "$r/etc/default/acbridge-kiosk"
+grep -qx WLR_RENDERER=pixman "$r/etc/default/acbridge-kiosk" || die "no #WLR_RENDERER=pixman line in /etc/default/acbridge-kiosk"
+chroot "$r" systemctl enable -q systemd-networkd acbridge-vm-gpio acbridge-vm-guestd acbridge-kiosk
 # Nothing that waits for a network the guest does not have.
 chroot "$r" systemctl mask -q apt-daily.timer apt-daily-upgrade.timer unattended-upgrades.service \
 	systemd-networkd-wait-online.service e2scrub_reap.service serial-getty@ttyS0.service getty@tty1.service 2>/dev/null || true
@@ -162,6 +174,7 @@ case ${ACBRIDGE_VM_FAULT:-} in
 "" | debounce) ;; # debounce is the device tier's (vmtest)
 udev-gpio) sed -i '/SUBSYSTEM=="gpio"/d' "$r/lib/udev/rules.d/70-acbridge.rules" ;;
 deviceallow-video) sed -i '/^DeviceAllow=char-video4linux/d' "$r/lib/systemd/system/acbridge.service" ;;
+kiosk-protecthome) sed -i -e 's/^ProtectHome=tmpfs/ProtectHome=yes/' -e '/^BindPaths=\/run\/user/d' "$r/lib/systemd/system/acbridge-kiosk.service" ;;
 *) die "unknown ACBRIDGE_VM_FAULT=$ACBRIDGE_VM_FAULT" ;;
 esac
 [ -z "${ACBRIDGE_VM_FAULT:-}" ] || log "ACBRIDGE_VM_FAULT=$ACBRIDGE_VM_FAULT"
