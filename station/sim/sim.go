@@ -396,3 +396,21 @@ func (k *Kiosk) Close() error {
 	})
 	return nil
 }
+
+// Overrides are the simulated devices no configuration can name, for
+// daemon.Build and the acceptance: the in-process reader (none on vpcd,
+// which the configuration names and station opens as on a real kiosk),
+// the simulated room's microphone and speaker, and the keypad FIFO opened
+// alone (OpenButtons). The test camera is the configuration's own.
+func (k *Kiosk) Overrides(log *slog.Logger) *station.Overrides {
+	o := &station.Overrides{
+		Buttons:     func() (button.Source, error) { return k.OpenButtons(log) },
+		MicDriver:   k.Room.Mic(),
+		Speaker:     k.Room,
+		SpeakerName: "simulated room's speaker",
+	}
+	if k.InProcess != nil {
+		o.Reader, o.ReaderName = k.InProcess, "acbridge virtual reader (in-process)"
+	}
+	return o
+}
