@@ -7,6 +7,9 @@ import (
 	"github.com/agentcall/acbridge/camera"
 	"github.com/agentcall/acbridge/health"
 	"github.com/agentcall/acbridge/kiosk"
+	"github.com/agentcall/acbridge/kiosk/kiosktest"
+
+	"github.com/chromedp/chromedp"
 )
 
 // problemsOf returns the page's current problems as code → text.
@@ -68,4 +71,22 @@ func TestPageShowsTrackedProblems(t *testing.T) {
 			}
 		})
 	}
+}
+
+// In Chromium, a problem the tracker sets appears on the page as the
+// visitor's words and goes when it is cleared.
+func TestBrowserShowsTrackedProblems(t *testing.T) {
+	problems := &health.Tracker{}
+	s := startKiosk(t, &kiosk.Options{Health: problems})
+	b := kiosktest.NewBrowser(t, "")
+	b.Do(chromedp.Navigate(s.URL()))
+	b.Wait("the page's first state", `document.getElementById('conn').dataset.state === 'connecting' && document.getElementById('problems').hidden`)
+	problems.Set(camera.WarnUnplugged, "camera: VIDIOC_DQBUF: no such device")
+	b.Wait("the camera problem", `!document.getElementById('problems').hidden`)
+	if got := kiosktest.Eval[string](b, `document.getElementById('problems-list').textContent`); got != camera.WarnUnplugged.Person {
+		t.Errorf("the page shows %q, want %q", got, camera.WarnUnplugged.Person)
+	}
+	b.Shot("problem")
+	problems.Clear(camera.WarnUnplugged)
+	b.Wait("the problem cleared", `document.getElementById('problems').hidden && document.getElementById('problems-list').children.length === 0`)
 }
