@@ -13,10 +13,16 @@ var (
 	hardware = []string{"nfc", "camera", "audio", "button", "power", "keystore"}
 	// upper are the layers above the hardware.
 	upper = []string{"bridge", "client", "daemon", "kiosk", "station", "accept", "demo", "fleet", "provision", "agent"}
-	// backends are the hardware drivers behind the device-class
+	// drivers are the hardware drivers behind the device-class
 	// interfaces; only station opens them.
-	backends = []string{"nfc/pn532", "nfc/rc522", "nfc/keyboard", "nfc/vpcd", "nfc/poll", "nfc/tagscan",
-		"camera/rpicam", "button/evdev", "button/gpio", "button/term", "station", "daemon", "kiosk", "config"}
+	drivers = []string{"nfc/pn532", "nfc/rc522", "nfc/keyboard", "nfc/vpcd", "nfc/poll", "nfc/tagscan",
+		"camera/rpicam", "button/evdev", "button/gpio", "button/term"}
+	// backends are what the bridge never reaches: the drivers and the
+	// layers that open them.
+	backends = append(slices.Clone(drivers), "station", "daemon", "kiosk", "config")
+	// simulations run a kiosk built the daemon's way (daemon.Build,
+	// station): they name devices only as station.Overrides.
+	simulations = []string{"demo", "accept/acceptsim"}
 	// shipped are the commands that are packaged or published.
 	shipped = []string{"cmd/acbridge", "cmd/acbridge-check"}
 	// ioStd are the standard packages that reach outside the process, or
@@ -145,6 +151,25 @@ func TestLayering(t *testing.T) {
 				}
 			}
 		})
+	})
+
+	t.Run("the simulation builds through daemon and station", func(t *testing.T) {
+		for _, rel := range simulations {
+			p := c.g[Module+"/"+rel]
+			if p == nil {
+				t.Fatalf("%s not listed", rel)
+			}
+			for _, imp := range p.Imports {
+				// nfc/vpcd is also the virtual card a simulated visitor
+				// taps, which is no device of the kiosk's.
+				if r, ok := Local(imp); ok && within(r, drivers) && !Within(r, "nfc/vpcd") {
+					t.Errorf("%s imports %s: a simulation opens devices through daemon.Build or station (station/sim makes its own), so that it runs what the daemon runs", rel, r)
+				}
+			}
+		}
+		if p := c.g[Module+"/demo"]; p != nil && !slices.Contains(p.Imports, Module+"/daemon") {
+			t.Errorf("demo does not import daemon: it builds its kiosk with daemon.Build, as acbridge run does")
+		}
 	})
 
 	t.Run("cmd only wires", func(t *testing.T) {
