@@ -43,7 +43,7 @@ browser_user = "any" # the test's own connection opens the stream
 	if k == nil {
 		t.Fatal("no kiosk page built")
 	}
-	if opts := p.Bridge(cfg, nil, nil); opts.Health != p.Health {
+	if opts := p.Bridge(nil, nil); opts.Health != p.Health {
 		t.Error("the bridge does not set the tracker the page reads")
 	}
 	req, _ := http.NewRequestWithContext(ctx, "GET", k.URL()+"api/events?token="+kiosktest.PageToken(t, k.URL()), nil)

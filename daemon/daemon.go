@@ -89,7 +89,7 @@ func runGeneration(ctx context.Context, cfg *config.Config, o *Options, texts <-
 	defer waitSpeech()
 	status := newStatusLine(p.Station.Missing, p.Health, "connecting to "+cfg.Agent.URL, func(s string) { sd.SdNotify(false, "STATUS="+s) })
 	gen := &generation{cfg: cfg, level: level, token: p.token, missing: status.stillMissing}
-	opts := p.Bridge(cfg, o.Stdout, status.state)
+	opts := p.Bridge(o.Stdout, status.state)
 	opts.Speak = speak
 	if k := p.Station.Kiosk; k != nil && cfg.Kiosk.TextBox {
 		opts.Texts = mergeTexts(gctx, p.Station.Texts, k.Texts())

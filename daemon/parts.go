@@ -39,6 +39,7 @@ type Parts struct {
 	// them, the status line and the kiosk page read them.
 	Health *health.Tracker
 
+	cfg     *config.Config
 	log     *slog.Logger
 	metrics *bridge.Metrics
 	metSrv  *http.Server
@@ -93,8 +94,9 @@ func newLogger(c config.Log, w io.Writer, lv *slog.LevelVar) *slog.Logger {
 // Build opens the token, this kiosk's hardware (station.Open: absent
 // devices are no error, configuration that cannot work is) and the metrics
 // endpoint: the one way from a configuration to the bridge's parts, for
-// `acbridge run`, the demo and the simulated acceptance alike. Close
-// releases them.
+// `acbridge run` and the demo alike (the simulated acceptance opens its
+// devices one step at a time, with the same Overrides). Close releases
+// them.
 func Build(ctx context.Context, cfg *config.Config, o *BuildOptions) (*Parts, error) {
 	var bo BuildOptions
 	if o != nil {
@@ -107,7 +109,7 @@ func Build(ctx context.Context, cfg *config.Config, o *BuildOptions) (*Parts, er
 		bo.Stdout = io.Discard
 	}
 	log := bo.Logger
-	p := &Parts{log: log, Health: &health.Tracker{}}
+	p := &Parts{cfg: cfg, log: log, Health: &health.Tracker{}}
 	fail := func(err error) (*Parts, error) {
 		p.Close()
 		return nil, err
@@ -181,10 +183,11 @@ func (p *Parts) Close() {
 }
 
 // Bridge assembles the bridge's options from the parts: the agent, the
-// devices and the session's rules come from the configuration through
+// devices and the session's rules come from Build's configuration through
 // station, as for every caller; out and onState are the caller's
 // (bridge.Options.Out and OnState).
-func (p *Parts) Bridge(cfg *config.Config, out io.Writer, onState func(bridge.State)) bridge.Options {
+func (p *Parts) Bridge(out io.Writer, onState func(bridge.State)) bridge.Options {
+	cfg := p.cfg
 	o := bridge.Options{
 		Agent: bridge.Agent{
 			URL:        cfg.Agent.URL,

@@ -104,7 +104,7 @@ func Run(ctx context.Context, o *Options) error {
 		return err
 	}
 	fmt.Fprintf(d.stdout, "acbridge demo: the reference agent at %s;\n  tags: %s;\n  photos: the test-pattern camera; a temporary keystore.\n\n", k.URL, k.Description)
-	opts := parts.Bridge(k.Config, d.out, nil)
+	opts := parts.Bridge(d.out, nil)
 	// Only the story's pace is the demo's; the rest of the session's rules
 	// are the simulated kiosk's configuration, as the daemon's are.
 	opts.Policy.Window, opts.Policy.ReconnectMax = 10*time.Second, 2*time.Second

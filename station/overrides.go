@@ -4,6 +4,7 @@ import (
 	"github.com/agentcall/acbridge/audio"
 	"github.com/agentcall/acbridge/bridge"
 	"github.com/agentcall/acbridge/button"
+	"github.com/agentcall/acbridge/config"
 	"github.com/agentcall/acbridge/nfc"
 
 	"github.com/pion/mediadevices/pkg/driver"
@@ -33,12 +34,13 @@ type Overrides struct {
 	SpeakerName string
 }
 
-// devices puts the overrides into d, over what the station opened.
-func (o *Overrides) devices(d *bridge.Devices) {
+// devices puts the overrides into d, over what the station opened; a
+// reader only where cfg enables nfc, as station opens its own.
+func (o *Overrides) devices(d *bridge.Devices, cfg *config.Config) {
 	if o == nil {
 		return
 	}
-	if o.Reader != nil {
+	if o.Reader != nil && cfg.Enabled("nfc") {
 		d.Reader = o.Reader
 	}
 	if o.Speaker != nil {

@@ -61,7 +61,7 @@ type Station struct {
 	Missing []Missing
 
 	cfg     *config.Config
-	over    *Overrides // devices the caller provided, not closed here
+	over    *Overrides // devices the caller provided; of these, only buttons are closed here
 	closers []func() error
 	wg      sync.WaitGroup
 }
@@ -85,8 +85,7 @@ func Open(ctx context.Context, cfg *config.Config, o *Options) (*Station, error)
 	if err := GPIOLineProblems(cfg, gpio.SystemChips{}); err != nil {
 		return nil, err
 	}
-	s := &Station{LED: button.NopIndicator{}, cfg: cfg, over: o.Devices}
-	s.Missing = WarnMissing(cfg, log)
+	s := &Station{LED: button.NopIndicator{}, cfg: cfg, over: o.Devices, Missing: WarnMissing(cfg, log)}
 	steps := []func(context.Context, *Options, *slog.Logger) error{s.openReader, s.openPhoto, s.openAudio, s.openControls, s.openLED}
 	for _, step := range steps {
 		if err := step(ctx, o, log); err != nil {
