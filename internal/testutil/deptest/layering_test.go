@@ -72,6 +72,16 @@ func (c *checker) local(fn func(rel string, p *Package)) {
 	}
 }
 
+// listed returns the module package rel, which go list must have found.
+func (c *checker) listed(t *testing.T, rel string) *Package {
+	t.Helper()
+	p := c.g[Module+"/"+rel]
+	if p == nil {
+		t.Fatalf("%s not listed", rel)
+	}
+	return p
+}
+
 func TestLayering(t *testing.T) {
 	c := &checker{t: t, g: Graph(t, Module+"/...")}
 	if len(c.g) < 50 {
@@ -80,11 +90,7 @@ func TestLayering(t *testing.T) {
 
 	t.Run("shipped binaries hold no test code or simulation", func(t *testing.T) {
 		for _, cmd := range shipped {
-			p := c.g[Module+"/"+cmd]
-			if p == nil {
-				t.Fatalf("%s not listed", cmd)
-			}
-			for _, d := range p.Deps {
+			for _, d := range c.listed(t, cmd).Deps {
 				rel, ok := Local(d)
 				switch {
 				case ok && testSupport(rel):
@@ -155,11 +161,7 @@ func TestLayering(t *testing.T) {
 
 	t.Run("the simulation builds through daemon and station", func(t *testing.T) {
 		for _, rel := range simulations {
-			p := c.g[Module+"/"+rel]
-			if p == nil {
-				t.Fatalf("%s not listed", rel)
-			}
-			for _, imp := range p.Imports {
+			for _, imp := range c.listed(t, rel).Imports {
 				// nfc/vpcd is also the virtual card a simulated visitor
 				// taps, which is no device of the kiosk's.
 				if r, ok := Local(imp); ok && within(r, drivers) && !Within(r, "nfc/vpcd") {
@@ -167,7 +169,7 @@ func TestLayering(t *testing.T) {
 				}
 			}
 		}
-		if p := c.g[Module+"/demo"]; p != nil && !slices.Contains(p.Imports, Module+"/daemon") {
+		if !slices.Contains(c.listed(t, "demo").Imports, Module+"/daemon") {
 			t.Errorf("demo does not import daemon: it builds its kiosk with daemon.Build, as acbridge run does")
 		}
 	})
