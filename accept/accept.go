@@ -8,14 +8,9 @@ import (
 	"log/slog"
 	"time"
 
-	"github.com/agentcall/acbridge/audio"
-	"github.com/agentcall/acbridge/button"
 	"github.com/agentcall/acbridge/config"
-	"github.com/agentcall/acbridge/nfc"
 	"github.com/agentcall/acbridge/power"
 	"github.com/agentcall/acbridge/station"
-
-	"github.com/pion/mediadevices/pkg/driver"
 )
 
 // Result is the outcome of one step.
@@ -152,18 +147,11 @@ type Options struct {
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
 
-	// Reader replaces the PC/SC reader named by Config (ReaderName is its
-	// name for the report).
-	Reader     nfc.Reader
-	ReaderName string
-	// OpenButtons opens the configured controls; nil opens none (button
-	// steps then fail). The command passes the daemon's opener.
-	OpenButtons func() (button.Source, error)
-	// Speaker replaces the configured speaker (SpeakerName names it).
-	Speaker     audio.Sink
-	SpeakerName string
-	// MicDriver replaces the configured microphone (the simulated room's).
-	MicDriver driver.Driver
+	// Devices replace devices Config names: a simulated kiosk's (station/sim's
+	// Overrides, the value daemon.Build takes for the demo). Every other
+	// device is opened from Config through station, as the daemon opens
+	// it; nil opens them all so.
+	Devices *station.Overrides
 	// Power says where env.power reads the firmware's state; nil means
 	// the real system.
 	Power *power.Options

@@ -248,7 +248,7 @@ func (r *runner) envAudio(_ context.Context, t *T) error {
 		}
 	}
 	check("microphone", "/dev/snd/pcmC*D*c", audio.WarnNoMicrophone.Fix, r.cfg.Audio.Microphone == audio.TestDevice)
-	check("speaker", "/dev/snd/pcmC*D*p", audio.WarnNoSpeaker.Fix, r.o.Speaker != nil)
+	check("speaker", "/dev/snd/pcmC*D*p", audio.WarnNoSpeaker.Fix, r.rig.over().Speaker != nil)
 	if len(problems) > 0 && !audioUsed(r) {
 		audioNote(t, problems)
 		return nil

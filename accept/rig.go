@@ -81,6 +81,14 @@ func (l *lazy[T]) get(open func() (T, error)) (T, error) {
 	return l.v, l.err
 }
 
+// over is Options.Devices, the zero Overrides when there are none.
+func (g *rig) over() *station.Overrides {
+	if g.o.Devices == nil {
+		return &station.Overrides{}
+	}
+	return g.o.Devices
+}
+
 func newRig(o *Options, ident *Identity) *rig {
 	ctx, cancel := context.WithCancel(context.Background())
 	return &rig{o: o, cfg: o.Config, log: o.Logger, ident: ident, ctx: ctx, cancel: cancel}
@@ -210,7 +218,7 @@ func (g *rig) probeStatus(ctx context.Context, wait time.Duration) nfc.Status {
 	return st
 }
 
-// openReader opens the configured reader (or Options.Reader) and waits
+// openReader opens the configured reader (or Options.Devices') and waits
 // until it is ready.
 func (g *rig) openReader(ctx context.Context) (nfc.Reader, error) {
 	return g.reader.get(func() (nfc.Reader, error) {
@@ -224,16 +232,16 @@ func (g *rig) openReader(ctx context.Context) (nfc.Reader, error) {
 
 func (g *rig) doOpenReader(ctx context.Context) (nfc.Reader, error) {
 	start := time.Now()
-	if g.o.Reader != nil {
-		st := g.o.Reader.Status()
+	if ov := g.over(); ov.Reader != nil {
+		st := ov.Reader.Status()
 		if st.State == nfc.StateNoReader {
 			return nil, st.Err
 		}
-		g.ident.Reader = g.o.ReaderName
+		g.ident.Reader = ov.ReaderName
 		if g.ident.Reader == "" {
 			g.ident.Reader = st.Reader
 		}
-		return g.o.Reader, nil
+		return ov.Reader, nil
 	}
 	if g.cfg.NFC.Driver == station.PCSC {
 		if err := g.pcscThere(ctx); err != nil {
@@ -289,13 +297,14 @@ func readerNames(infos []nfc.ReaderInfo) string {
 }
 
 // openButtons opens the configured controls once, through station as the
-// daemon does unless Options.OpenButtons replaces them.
+// daemon does unless Options.Devices replaces them, minus terminal keys
+// (no Stdin): during an acceptance the keyboard answers the prompts.
 func (g *rig) openButtons() (button.Source, error) {
 	return g.buttons.get(func() (button.Source, error) {
 		var src button.Source
 		var err error
-		if g.o.OpenButtons != nil {
-			src, err = g.o.OpenButtons()
+		if open := g.over().Buttons; open != nil {
+			src, err = open()
 		} else {
 			src, _, err = station.OpenButtons(g.cfg, nil)
 		}
@@ -308,7 +317,7 @@ func (g *rig) openButtons() (button.Source, error) {
 
 func (g *rig) openMic() (*audio.Mic, error) {
 	return g.mic.get(func() (*audio.Mic, error) {
-		mic, err := station.OpenMicrophoneNow(g.cfg.Audio, g.o.MicDriver, g.log)
+		mic, err := station.OpenMicrophoneNow(g.cfg.Audio, g.over().MicDriver, g.log)
 		if mic != nil {
 			g.ident.Microphone = mic.Name()
 		}
@@ -318,9 +327,9 @@ func (g *rig) openMic() (*audio.Mic, error) {
 
 func (g *rig) openSpeaker() (audio.Sink, error) {
 	return g.speaker.get(func() (audio.Sink, error) {
-		if g.o.Speaker != nil {
-			g.ident.Speaker = g.o.SpeakerName
-			return g.o.Speaker, nil
+		if ov := g.over(); ov.Speaker != nil {
+			g.ident.Speaker = ov.SpeakerName
+			return ov.Speaker, nil
 		}
 		spk, err := station.OpenSpeakerNow(g.cfg.Audio, g.log)
 		if err != nil {

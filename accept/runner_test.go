@@ -12,6 +12,7 @@ import (
 	"github.com/agentcall/acbridge/button"
 	"github.com/agentcall/acbridge/button/buttontest"
 	"github.com/agentcall/acbridge/config"
+	"github.com/agentcall/acbridge/station"
 )
 
 func TestOnlyUnknownStepIsAnError(t *testing.T) {
@@ -86,7 +87,7 @@ func TestInterruptedRunIsNotAccepted(t *testing.T) {
 	src := buttontest.NewSource(&button.Options{Debounce: -1})
 	defer src.Close()
 	rep, err := accept.Run(ctx, &accept.Options{Config: cfg, Only: []string{"buttons"}, Technician: &stallTech{cancel: cancel},
-		OpenButtons: func() (button.Source, error) { return src, nil }})
+		Devices: &station.Overrides{Buttons: func() (button.Source, error) { return src, nil }}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,7 +11,6 @@ import (
 
 	"github.com/agentcall/acbridge/bridge"
 	"github.com/agentcall/acbridge/config"
-	"github.com/agentcall/acbridge/health"
 	sd "github.com/coreos/go-systemd/v22/daemon"
 )
 
@@ -81,22 +80,19 @@ func runGeneration(ctx context.Context, cfg *config.Config, o *Options, texts <-
 	log := newLogger(cfg.Log, o.Stderr, level)
 	gctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	p, err := build(gctx, cfg, o, log, texts)
+	p, err := Build(gctx, cfg, &BuildOptions{Logger: log, Stdin: o.Stdin, Stdout: o.Stdout, Lines: texts, Version: o.Version})
 	if err != nil {
 		return nil, err
 	}
-	defer p.close()
+	defer p.Close()
 	speak, waitSpeech := ttsSpeaker(cfg.Audio.TTSCommand, log)
 	defer waitSpeech()
-	problems := &health.Tracker{}
-	status := newStatusLine(p.station.Missing, problems, "connecting to "+cfg.Agent.URL, func(s string) { sd.SdNotify(false, "STATUS="+s) })
+	status := newStatusLine(p.Station.Missing, p.Health, "connecting to "+cfg.Agent.URL, func(s string) { sd.SdNotify(false, "STATUS="+s) })
 	gen := &generation{cfg: cfg, level: level, token: p.token, missing: status.stillMissing}
-	opts := bridgeOptions(cfg, p, o.Stdout, status.state)
-	opts.Health = problems
+	opts := p.Bridge(o.Stdout, status.state)
 	opts.Speak = speak
-	opts.Texts = p.station.Texts
-	if k := p.station.Kiosk; k != nil && cfg.Kiosk.TextBox {
-		opts.Texts = mergeTexts(gctx, p.station.Texts, k.Texts())
+	if k := p.Station.Kiosk; k != nil && cfg.Kiosk.TextBox {
+		opts.Texts = mergeTexts(gctx, p.Station.Texts, k.Texts())
 	}
 	b := bridge.New(opts)
 	// READY once the devices are open: the network may come later, and the
@@ -111,7 +107,7 @@ func runGeneration(ctx context.Context, cfg *config.Config, o *Options, texts <-
 		watchdog = t.C
 	}
 	var recheck <-chan time.Time
-	if len(p.station.Missing) > 0 {
+	if len(p.Station.Missing) > 0 {
 		t := time.NewTicker(missingEvery)
 		defer t.Stop()
 		recheck = t.C

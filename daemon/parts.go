@@ -14,6 +14,7 @@ import (
 	"github.com/agentcall/acbridge/client"
 	"github.com/agentcall/acbridge/config"
 	"github.com/agentcall/acbridge/fleet"
+	"github.com/agentcall/acbridge/health"
 	"github.com/agentcall/acbridge/internal/connlimit"
 	"github.com/agentcall/acbridge/internal/journallog"
 	"github.com/agentcall/acbridge/keystore"
@@ -28,11 +29,18 @@ import (
 // working when they are idle).
 const maxMetricsConns = 16
 
-// parts are the opened devices and services of one daemon generation (a
-// SIGHUP builds a new generation).
-type parts struct {
+// Parts are the opened devices and services of one daemon generation (a
+// SIGHUP builds a new generation), from which the bridge is assembled.
+type Parts struct {
+	// Station is the kiosk's hardware as the configuration and
+	// BuildOptions.Devices make it.
+	Station *station.Station
+	// Health holds the problems current now: the bridge sets and clears
+	// them, the status line and the kiosk page read them.
+	Health *health.Tracker
+
+	cfg     *config.Config
 	log     *slog.Logger
-	station *station.Station
 	metrics *bridge.Metrics
 	metSrv  *http.Server
 	token   string
@@ -40,6 +48,26 @@ type parts struct {
 	ice     []client.ICEServer
 	closers []func() error
 	wg      sync.WaitGroup
+}
+
+// BuildOptions are what Build needs besides the configuration. The zero
+// value builds the kiosk `acbridge run` builds without standard input,
+// logging nowhere.
+type BuildOptions struct {
+	Logger *slog.Logger // nil: discard
+	// Stdin is read by terminal buttons; Stdout is told when text typed
+	// there is no button's key (nil: discard).
+	Stdin  io.Reader
+	Stdout io.Writer
+	// Lines, if not nil, are standard input's lines sent as typed turns
+	// (run --stdin-text).
+	Lines <-chan string
+	// Version labels the fleet metrics.
+	Version string
+	// Devices replace configured devices: a simulated kiosk's (package
+	// station/sim) for the demo and the simulated acceptance. Nil: every
+	// device is opened from the configuration.
+	Devices *station.Overrides
 }
 
 // NewLogger builds the daemon's logger; levels and formats come validated
@@ -63,13 +91,27 @@ func newLogger(c config.Log, w io.Writer, lv *slog.LevelVar) *slog.Logger {
 	return slog.New(journallog.Limit(h, nil))
 }
 
-// build opens the token, this kiosk's hardware (station.Open: absent
+// Build opens the token, this kiosk's hardware (station.Open: absent
 // devices are no error, configuration that cannot work is) and the metrics
-// endpoint. lines, if not nil, is standard input read by run --stdin-text.
-func build(ctx context.Context, cfg *config.Config, o *Options, log *slog.Logger, lines <-chan string) (*parts, error) {
-	p := &parts{log: log}
-	fail := func(err error) (*parts, error) {
-		p.close()
+// endpoint: the one way from a configuration to the bridge's parts, for
+// `acbridge run` and the demo alike (the simulated acceptance opens its
+// devices one step at a time, with the same Overrides). Close releases
+// them.
+func Build(ctx context.Context, cfg *config.Config, o *BuildOptions) (*Parts, error) {
+	var bo BuildOptions
+	if o != nil {
+		bo = *o
+	}
+	if bo.Logger == nil {
+		bo.Logger = slog.New(slog.DiscardHandler)
+	}
+	if bo.Stdout == nil {
+		bo.Stdout = io.Discard
+	}
+	log := bo.Logger
+	p := &Parts{cfg: cfg, log: log, Health: &health.Tracker{}}
+	fail := func(err error) (*Parts, error) {
+		p.Close()
 		return nil, err
 	}
 	pol, err := AgentPolicy(&cfg.Agent)
@@ -90,21 +132,21 @@ func build(ctx context.Context, cfg *config.Config, o *Options, log *slog.Logger
 	if p.ice, err = iceServers(&cfg.Agent); err != nil {
 		return fail(err)
 	}
-	so := &station.Options{Logger: log, Stdin: o.Stdin, Lines: lines}
-	if lines == nil {
+	so := &station.Options{Logger: log, Stdin: bo.Stdin, Lines: bo.Lines, Devices: bo.Devices, Health: p.Health}
+	if bo.Lines == nil {
 		// Terminal buttons read standard input as keys: a sentence typed
 		// to them would otherwise vanish without a word.
-		so.Unbound = func(keys string) { fmt.Fprintf(o.Stdout, TypedTextKeysOnly+"\n", keys) }
+		so.Unbound = func(keys string) { fmt.Fprintf(bo.Stdout, TypedTextKeysOnly+"\n", keys) }
 	}
 	st, err := station.Open(ctx, cfg, so)
 	if err != nil {
 		return fail(err)
 	}
-	p.station = st
+	p.Station = st
 	p.closers = append(p.closers, st.Close)
 	if cfg.Metrics.Listen != "" {
 		p.metrics = bridge.NewMetrics()
-		if err := p.metrics.Register(fleetCollectors(cfg, p, o.Version)...); err != nil {
+		if err := p.metrics.Register(fleetCollectors(cfg, p, bo.Version)...); err != nil {
 			return fail(fmt.Errorf("metrics: %w", err))
 		}
 		ln, err := net.Listen("tcp", cfg.Metrics.Listen)
@@ -130,8 +172,9 @@ func build(ctx context.Context, cfg *config.Config, o *Options, log *slog.Logger
 	return p, nil
 }
 
-// close releases every part in reverse order and waits for their goroutines.
-func (p *parts) close() {
+// Close releases every part in reverse order and waits for their
+// goroutines. Safe to call twice.
+func (p *Parts) Close() {
 	for i := len(p.closers) - 1; i >= 0; i-- {
 		p.closers[i]()
 	}
@@ -139,9 +182,12 @@ func (p *parts) close() {
 	p.wg.Wait()
 }
 
-// bridgeOptions assembles the bridge from the parts: the devices and the
-// session's rules come from station, as for every other caller.
-func bridgeOptions(cfg *config.Config, p *parts, out io.Writer, onState func(bridge.State)) bridge.Options {
+// Bridge assembles the bridge's options from the parts: the agent, the
+// devices and the session's rules come from Build's configuration through
+// station, as for every caller; out and onState are the caller's
+// (bridge.Options.Out and OnState).
+func (p *Parts) Bridge(out io.Writer, onState func(bridge.State)) bridge.Options {
+	cfg := p.cfg
 	o := bridge.Options{
 		Agent: bridge.Agent{
 			URL:        cfg.Agent.URL,
@@ -150,15 +196,17 @@ func bridgeOptions(cfg *config.Config, p *parts, out io.Writer, onState func(bri
 			ICEServers: p.ice,
 			RelayOnly:  cfg.Agent.ICETransport == config.ICETransportRelay,
 		},
-		Devices: p.station.Devices(),
+		Devices: p.Station.Devices(),
 		Policy:  station.Policy(cfg),
+		Texts:   p.Station.Texts,
 		Out:     out,
 		Logger:  p.log,
 		Audit:   AuditLogger(p.log),
 		Metrics: p.metrics,
+		Health:  p.Health,
 		OnState: onState,
 	}
-	if k := p.station.Kiosk; k != nil {
+	if k := p.Station.Kiosk; k != nil {
 		o.Display, o.SentRef, o.Context = k.Display, k.Mask, k.Context
 	}
 	return o
@@ -184,17 +232,17 @@ func AuditLogger(log *slog.Logger) *slog.Logger {
 
 // fleetCollectors labels this kiosk's metrics for a fleet-wide Prometheus
 // (docs/fleet.md), with the devices that build opened.
-func fleetCollectors(cfg *config.Config, p *parts, version string) []prometheus.Collector {
+func fleetCollectors(cfg *config.Config, p *Parts, version string) []prometheus.Collector {
 	info := &fleet.Info{KioskID: cfg.Metrics.KioskID, Version: version}
 	// build has created the keystore when nfc is enabled; without nfc
 	// there may be none, and the label says so.
 	if ks, err := keystore.Open(cfg.Keystore.Path); err == nil {
 		info.KeystoreFingerprint = ks.Fingerprint()
 	}
-	if r := p.station.Reader; r != nil {
+	if r := p.Station.Reader; r != nil {
 		info.Reader = func() bool { return r.Status().State != nfc.StateNoReader }
 	}
-	if cam := p.station.Photo; cam != nil {
+	if cam := p.Station.Photo; cam != nil {
 		info.Camera = cam.Present
 	}
 	return fleet.Collectors(info)

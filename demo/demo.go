@@ -18,7 +18,8 @@ import (
 	"github.com/agentcall/acbridge/bridge/bridgetest"
 	"github.com/agentcall/acbridge/button"
 	"github.com/agentcall/acbridge/button/buttontest"
-	"github.com/agentcall/acbridge/client"
+	"github.com/agentcall/acbridge/daemon"
+	"github.com/agentcall/acbridge/nfc"
 	"github.com/agentcall/acbridge/station"
 	"github.com/agentcall/acbridge/station/sim"
 )
@@ -85,31 +86,30 @@ func Run(ctx context.Context, o *Options) error {
 	}
 	defer k.Close()
 	d.kiosk = k
-	// The camera as the daemon builds it from the same configuration.
-	photo, err := station.NewPhoto(k.Config.Camera, nil)
-	if err != nil {
-		return err
-	}
-	defer photo.Close()
-	reader, closeReader, err := k.OpenReader(ctx)
-	if err != nil {
-		return err
-	}
-	defer closeReader()
 	d.out = &bridgetest.Transcript{W: d.stdout}
 	d.buttons = buttontest.NewSource(&button.Options{Debounce: -1})
 	defer d.buttons.Close()
 	log := slog.New(slog.NewTextHandler(logw, nil))
+	// The kiosk is built as `acbridge run` builds one from the simulated
+	// kiosk's configuration (the test camera among it); only the buttons
+	// are the story's, pressed by the script.
+	dev := k.Overrides(log)
+	dev.Buttons = func() (button.Source, error) { return d.buttons, nil }
+	parts, err := daemon.Build(ctx, k.Config, &daemon.BuildOptions{Logger: log, Devices: dev})
+	if err != nil {
+		return err
+	}
+	defer parts.Close()
+	if err := waitReader(ctx, parts.Station.Reader); err != nil {
+		return err
+	}
 	fmt.Fprintf(d.stdout, "acbridge demo: the reference agent at %s;\n  tags: %s;\n  photos: the test-pattern camera; a temporary keystore.\n\n", k.URL, k.Description)
-	// The simulated kiosk's own configuration sets the session's rules,
-	// as the daemon's does; only the story's pace is the demo's.
-	pol := station.Policy(k.Config)
-	pol.Window, pol.ReconnectMax = 10*time.Second, 2*time.Second
-	b := bridge.New(bridge.Options{
-		Agent:   bridge.Agent{URL: k.URL, Network: &client.Policy{AllowInsecureLocal: true}},
-		Devices: bridge.Devices{Reader: reader, Camera: photo, Buttons: d.buttons},
-		Policy:  pol, Texts: d.texts, Out: d.out, Display: d.out.Display, Logger: log,
-	})
+	opts := parts.Bridge(d.out, nil)
+	// Only the story's pace is the demo's; the rest of the session's rules
+	// are the simulated kiosk's configuration, as the daemon's are.
+	opts.Policy.Window, opts.Policy.ReconnectMax = 10*time.Second, 2*time.Second
+	opts.Texts, opts.Display, opts.Audit = d.texts, d.out.Display, log
+	b := bridge.New(opts)
 	done := make(chan error, 1)
 	go func() { done <- b.Run(ctx) }()
 	defer func() { cancel(); <-done }()
@@ -120,6 +120,22 @@ func Run(ctx context.Context, o *Options) error {
 		return d.interactive(ctx)
 	}
 	return d.script(ctx)
+}
+
+// waitReader waits up to 3 s for pcscd to list the vpcd reader station
+// opened (nil: the in-process reader, there at once), so that the story's
+// first tap does not meet a session without nfc.
+func waitReader(ctx context.Context, r *station.Reader) error {
+	if r == nil {
+		return nil
+	}
+	wctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+	st := r.WaitReader(wctx)
+	cancel()
+	if st.State == nfc.StateNoReader {
+		return fmt.Errorf("simulation: no vpcd reader: %v (scripts/pcscd.sh start runs pcscd with the vpcd driver)", st.Err)
+	}
+	return nil
 }
 
 func (d *demo) narrate(s string) { fmt.Fprintf(d.stdout, "\n== %s\n", s) }

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/agentcall/acbridge/button"
+	"github.com/agentcall/acbridge/health"
 	"github.com/agentcall/acbridge/internal/connlimit"
 	"github.com/agentcall/acbridge/notice"
 )
@@ -71,6 +72,11 @@ type Options struct {
 	// given the words on its standard input and the language's tag in
 	// ACBRIDGE_SPEECH_LANG. Empty: speech mode is not offered.
 	SpeechCommand []string
+	// Health holds the problems current on this kiosk: the page lists
+	// each in the visitor's words while it is current. Nil: no standing
+	// problems are shown (a failed collection still says why in the
+	// conversation).
+	Health *health.Tracker
 }
 
 var (
@@ -215,6 +221,7 @@ func New(o *Options) (*Server, error) {
 		ErrorLog:    slog.NewLogLogger(log.Handler(), slog.LevelDebug),
 	}
 	s.ln = connlimit.Serve(s.http, ln, maxConns)
+	s.trackHealth(o.Health)
 	return s, nil
 }
 

@@ -154,6 +154,11 @@ func spokenChange(before, after view, voiced bool) string {
 	if after.Listening != "" && before.Listening == "" {
 		add(after.Listening)
 	}
+	for _, p := range after.Problems {
+		if !slices.ContainsFunc(before.Problems, func(b problemView) bool { return b.Code == p.Code }) {
+			add(p.Text)
+		}
+	}
 	old := map[int]bool{}
 	for _, e := range before.Entries {
 		old[e.ID] = !e.Open

@@ -40,10 +40,11 @@ type state struct {
 	entries   []entry
 	nextID    int
 	textBox   bool
-	refs      refMask // the aliases this kiosk sent, masked wherever echoed
-	lang      string  // the visitor's language for this session
-	speech    bool    // speech mode is on for this session
-	voiced    bool    // the agent speaks its answers itself
+	refs      refMask  // the aliases this kiosk sent, masked wherever echoed
+	lang      string   // the visitor's language for this session
+	speech    bool     // speech mode is on for this session
+	voiced    bool     // the agent speaks its answers itself
+	problems  []string // codes of the health problems current now
 	site      site
 }
 
@@ -106,6 +107,9 @@ type view struct {
 	Reasons    map[string]string `json:"reasons"`  // why a control cannot act now
 	Entries    []entry           `json:"entries"`
 	TextBox    bool              `json:"textBox"`
+	// Problems are the device problems current now, in visitor words:
+	// they stay on the page until the part that noticed one sees it gone.
+	Problems []problemView `json:"problems"`
 }
 
 type langView struct {
@@ -360,6 +364,7 @@ func (s *state) view() view {
 		Talk:      w.T(s.labelKey(button.Talk)),
 		Reasons:   map[string]string{},
 		Languages: []langView{},
+		Problems:  problemViews(s.problems, w),
 	}
 	if len(s.site.langs) > 1 {
 		for _, l := range s.site.langs {

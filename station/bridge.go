@@ -41,5 +41,6 @@ func (s *Station) Devices() bridge.Devices {
 	if s.Speaker != nil {
 		d.Speaker = s.Speaker
 	}
+	s.over.devices(&d, s.cfg)
 	return d
 }

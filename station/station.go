@@ -12,6 +12,7 @@ import (
 	"github.com/agentcall/acbridge/button"
 	"github.com/agentcall/acbridge/button/gpio"
 	"github.com/agentcall/acbridge/config"
+	"github.com/agentcall/acbridge/health"
 	"github.com/agentcall/acbridge/keystore"
 	"github.com/agentcall/acbridge/kiosk"
 	"github.com/agentcall/acbridge/nfc"
@@ -33,6 +34,12 @@ type Options struct {
 	// that the first session offers nfc instead of renegotiating a moment
 	// later; 0: 1.5 s, negative: no wait.
 	ReaderWait time.Duration
+	// Devices replace configured devices (a simulated kiosk's); nil:
+	// everything is opened from the configuration.
+	Devices *Overrides
+	// Health is the tracker of current problems the kiosk page shows;
+	// nil: the page shows none standing.
+	Health *health.Tracker
 }
 
 // Station is this kiosk's hardware, opened from a configuration. Nil
@@ -54,6 +61,7 @@ type Station struct {
 	Missing []Missing
 
 	cfg     *config.Config
+	over    *Overrides // devices the caller provided; of these, only buttons are closed here
 	closers []func() error
 	wg      sync.WaitGroup
 }
@@ -77,7 +85,7 @@ func Open(ctx context.Context, cfg *config.Config, o *Options) (*Station, error)
 	if err := GPIOLineProblems(cfg, gpio.SystemChips{}); err != nil {
 		return nil, err
 	}
-	s := &Station{LED: button.NopIndicator{}, cfg: cfg, Missing: WarnMissing(cfg, log)}
+	s := &Station{LED: button.NopIndicator{}, cfg: cfg, over: o.Devices, Missing: WarnMissing(cfg, log)}
 	steps := []func(context.Context, *Options, *slog.Logger) error{s.openReader, s.openPhoto, s.openAudio, s.openControls, s.openLED}
 	for _, step := range steps {
 		if err := step(ctx, o, log); err != nil {
@@ -89,7 +97,7 @@ func Open(ctx context.Context, cfg *config.Config, o *Options) (*Station, error)
 }
 
 func (s *Station) openReader(ctx context.Context, o *Options, log *slog.Logger) error {
-	if !s.cfg.Enabled("nfc") {
+	if !s.cfg.Enabled("nfc") || (s.over != nil && s.over.Reader != nil) {
 		return nil
 	}
 	ks, err := openKeystore(s.cfg, log)
@@ -148,7 +156,11 @@ func (s *Station) openAudio(_ context.Context, _ *Options, log *slog.Logger) err
 	if echo != nil {
 		s.closers = append(s.closers, echo.Close)
 	}
-	s.Mic = audio.NewLazyMic(&audio.MicOptions{Device: s.cfg.Audio.Microphone, Echo: echo, Logger: alog})
+	mo := &audio.MicOptions{Device: s.cfg.Audio.Microphone, Echo: echo, Logger: alog}
+	if s.over != nil {
+		mo.Driver = s.over.MicDriver
+	}
+	s.Mic = audio.NewLazyMic(mo)
 	s.closers = append(s.closers, s.Mic.Close)
 	s.Speaker = &Speaker{opts: audio.SpeakerOptions{Device: s.cfg.Audio.Speaker, Volume: vol, Echo: echo, Logger: alog}, log: log}
 	s.closers = append(s.closers, s.Speaker.Close)
@@ -158,7 +170,7 @@ func (s *Station) openAudio(_ context.Context, _ *Options, log *slog.Logger) err
 // openControls opens the buttons and the kiosk page (whose on-screen
 // controls are one more source) and merges them.
 func (s *Station) openControls(ctx context.Context, o *Options, log *slog.Logger) error {
-	srcs, texts, err := openButtons(s.cfg, &ButtonOptions{Stdin: o.Stdin, Lines: o.Lines, Unbound: o.Unbound, Logger: log})
+	srcs, texts, err := s.openButtons(o, log)
 	if err != nil {
 		return err
 	}
@@ -168,7 +180,9 @@ func (s *Station) openControls(ctx context.Context, o *Options, log *slog.Logger
 		if browser == config.AnyBrowserUser {
 			browser = ""
 		}
-		k, err := kiosk.New(kioskOptions(s.cfg, browser, log.With("part", "kiosk")))
+		ko := kioskOptions(s.cfg, browser, log.With("part", "kiosk"))
+		ko.Health = o.Health
+		k, err := kiosk.New(ko)
 		if err != nil {
 			closeAll(srcs, nil)
 			return err
@@ -194,6 +208,18 @@ func (s *Station) openControls(ctx context.Context, o *Options, log *slog.Logger
 	return nil
 }
 
+// openButtons opens the configured buttons, or the overriding ones.
+func (s *Station) openButtons(o *Options, log *slog.Logger) ([]button.Source, <-chan string, error) {
+	if s.over == nil || s.over.Buttons == nil {
+		return openButtons(s.cfg, &ButtonOptions{Stdin: o.Stdin, Lines: o.Lines, Unbound: o.Unbound, Logger: log})
+	}
+	src, err := s.over.Buttons()
+	if err != nil || src == nil {
+		return nil, o.Lines, err
+	}
+	return []button.Source{src}, o.Lines, nil
+}
+
 func (s *Station) openLED(_ context.Context, _ *Options, log *slog.Logger) error {
 	if s.cfg.LED.Chip == "" {
 		return nil
@@ -213,7 +239,7 @@ func (s *Station) Present() []protocol.Modality {
 	for _, m := range Modalities(s.cfg) {
 		switch m {
 		case protocol.NFC:
-			if s.Reader != nil && s.Reader.Status().State != nfc.StateNoReader {
+			if r := s.Devices().Reader; r != nil && r.Status().State != nfc.StateNoReader {
 				out = append(out, m)
 			}
 		case protocol.Photo:

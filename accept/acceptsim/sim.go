@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/agentcall/acbridge/accept"
-	"github.com/agentcall/acbridge/button"
 	"github.com/agentcall/acbridge/power"
 	"github.com/agentcall/acbridge/station/sim"
 )
@@ -120,24 +119,16 @@ func (s *Sim) Apply(o *accept.Options) {
 	o.Power = s.power
 	// The simulated kiosk has no screen unit, whatever this machine has.
 	o.KioskRoot = filepath.Join(filepath.Dir(s.ConfigPath), "root")
-	o.OpenButtons = s.openButtons
-	o.Speaker, o.SpeakerName = s.Room, "simulated room's speaker"
-	o.MicDriver = s.Room.Mic()
+	// The simulated devices, as the demo hands them to daemon.Build.
+	o.Devices = s.Overrides(s.log)
 	s.talk = o.Recording
 	if s.talk <= 0 {
 		s.talk = accept.DefaultRecording
-	}
-	if s.InProcess != nil {
-		o.Reader, o.ReaderName = s.InProcess, "acbridge virtual reader (in-process)"
 	}
 	if o.NoTapWindow == 0 {
 		o.NoTapWindow = 2 * time.Second
 	}
 }
-
-// openButtons opens the FIFO keypad as the daemon opens the configured
-// buttons.
-func (s *Sim) openButtons() (button.Source, error) { return s.OpenButtons(s.log) }
 
 // NotApplicable reports whether the simulated kiosk has nothing for the
 // step id, which then skips: it has no GPIO lines (no software stand-in

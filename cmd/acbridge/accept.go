@@ -6,7 +6,6 @@ import (
 	"fmt"
 
 	"github.com/agentcall/acbridge/accept"
-	"github.com/agentcall/acbridge/button"
 	"github.com/agentcall/acbridge/config"
 	"github.com/agentcall/acbridge/daemon"
 	"github.com/agentcall/acbridge/station"
@@ -59,13 +58,6 @@ func runAccept(ctx context.Context, e *env, args []string) int {
 	term := accept.NewTerminal(e.Stdin, e.Stdout)
 	defer term.Close()
 	o.Technician = term
-	// The configured controls as the daemon opens them, minus terminal
-	// keys (no Stdin): during an acceptance the keyboard answers the
-	// prompts.
-	o.OpenButtons = func() (button.Source, error) {
-		src, _, err := station.OpenButtons(cfg, nil)
-		return src, err
-	}
 	rep, err := accept.Run(ctx, &o)
 	if errors.Is(err, accept.ErrUnknownStep) {
 		return usageErr(err.Error())

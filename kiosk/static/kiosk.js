@@ -148,6 +148,23 @@
     sb.title = w('speech.hint');
   }
 
+  // The device problems current now, each until it is fixed; a new one
+  // is announced once.
+  let shownProblems = [];
+  function renderProblems(ps) {
+    const list = $('problems-list');
+    list.replaceChildren(...ps.map(p => {
+      const li = document.createElement('li');
+      li.textContent = p.text;
+      li.dataset.code = p.code;
+      return li;
+    }));
+    $('problems').hidden = ps.length === 0;
+    const fresh = ps.filter(p => !shownProblems.includes(p.code));
+    if (fresh.length) say('announce', fresh.map(p => p.text).join(' '));
+    shownProblems = ps.map(p => p.code);
+  }
+
   function render(v) {
     last = Object.assign({}, last || {}, { talk: v.talk });
     renderWords(v);
@@ -158,6 +175,7 @@
       $('offline-title').textContent = c.title || '';
       $('offline-detail').textContent = c.detail || '';
     }
+    renderProblems(v.problems || []);
     setPill('reader', v.reader, v.reader === 'unknown' ? '' : w('reader.' + v.reader));
     setPill('camera', v.camera, v.camera === 'unknown' ? '' : w('camera.' + v.camera));
 

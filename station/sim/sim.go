@@ -287,30 +287,6 @@ func (k *Kiosk) OpenButtons(log *slog.Logger) (button.Source, error) {
 	return src, err
 }
 
-// OpenReader opens the kiosk's reader as the daemon would and waits up to
-// 3 s for pcscd to list it; close releases it.
-func (k *Kiosk) OpenReader(ctx context.Context) (r nfc.Reader, closeReader func(), err error) {
-	if k.InProcess != nil {
-		return k.InProcess, func() {}, nil
-	}
-	scope, err := keystore.CanonicalScope(k.URL)
-	if err != nil {
-		return nil, nil, err
-	}
-	dev, err := station.StartReader(ctx, &nfc.Options{Reader: k.o.VPCDReader, Aliaser: k.Keystore, Scope: scope}, nil)
-	if err != nil {
-		return nil, nil, err
-	}
-	wctx, cancel := context.WithTimeout(ctx, 3*time.Second)
-	st := dev.WaitReader(wctx)
-	cancel()
-	if st.State == nfc.StateNoReader {
-		dev.Close()
-		return nil, nil, fmt.Errorf("simulation: no vpcd reader: %v (scripts/pcscd.sh start runs pcscd with the vpcd driver)", st.Err)
-	}
-	return dev, func() { dev.Close() }, nil
-}
-
 // Place lifts whatever is on the reader and puts a tag with uid there.
 func (k *Kiosk) Place(ctx context.Context, uid []byte) error {
 	if err := k.Lift(ctx); err != nil {
@@ -395,4 +371,22 @@ func (k *Kiosk) Close() error {
 		}
 	})
 	return nil
+}
+
+// Overrides are the simulated devices no configuration can name, for
+// daemon.Build and the acceptance: the in-process reader (none on vpcd,
+// which the configuration names and station opens as on a real kiosk),
+// the simulated room's microphone and speaker, and the keypad FIFO opened
+// alone (OpenButtons). The test camera is the configuration's own.
+func (k *Kiosk) Overrides(log *slog.Logger) *station.Overrides {
+	o := &station.Overrides{
+		Buttons:     func() (button.Source, error) { return k.OpenButtons(log) },
+		MicDriver:   k.Room.Mic(),
+		Speaker:     k.Room,
+		SpeakerName: "simulated room's speaker",
+	}
+	if k.InProcess != nil {
+		o.Reader, o.ReaderName = k.InProcess, "acbridge virtual reader (in-process)"
+	}
+	return o
 }

@@ -13,10 +13,16 @@ var (
 	hardware = []string{"nfc", "camera", "audio", "button", "power", "keystore"}
 	// upper are the layers above the hardware.
 	upper = []string{"bridge", "client", "daemon", "kiosk", "station", "accept", "demo", "fleet", "provision", "agent"}
-	// backends are the hardware drivers behind the device-class
+	// drivers are the hardware drivers behind the device-class
 	// interfaces; only station opens them.
-	backends = []string{"nfc/pn532", "nfc/rc522", "nfc/keyboard", "nfc/vpcd", "nfc/poll", "nfc/tagscan",
-		"camera/rpicam", "button/evdev", "button/gpio", "button/term", "station", "daemon", "kiosk", "config"}
+	drivers = []string{"nfc/pn532", "nfc/rc522", "nfc/keyboard", "nfc/vpcd", "nfc/poll", "nfc/tagscan",
+		"camera/rpicam", "button/evdev", "button/gpio", "button/term"}
+	// backends are what the bridge never reaches: the drivers and the
+	// layers that open them.
+	backends = append(slices.Clone(drivers), "station", "daemon", "kiosk", "config")
+	// simulations run a kiosk built the daemon's way (daemon.Build,
+	// station): they name devices only as station.Overrides.
+	simulations = []string{"demo", "accept/acceptsim"}
 	// shipped are the commands that are packaged or published.
 	shipped = []string{"cmd/acbridge", "cmd/acbridge-check"}
 	// ioStd are the standard packages that reach outside the process, or
@@ -66,6 +72,16 @@ func (c *checker) local(fn func(rel string, p *Package)) {
 	}
 }
 
+// listed returns the module package rel, which go list must have found.
+func (c *checker) listed(t *testing.T, rel string) *Package {
+	t.Helper()
+	p := c.g[Module+"/"+rel]
+	if p == nil {
+		t.Fatalf("%s not listed", rel)
+	}
+	return p
+}
+
 func TestLayering(t *testing.T) {
 	c := &checker{t: t, g: Graph(t, Module+"/...")}
 	if len(c.g) < 50 {
@@ -74,11 +90,7 @@ func TestLayering(t *testing.T) {
 
 	t.Run("shipped binaries hold no test code or simulation", func(t *testing.T) {
 		for _, cmd := range shipped {
-			p := c.g[Module+"/"+cmd]
-			if p == nil {
-				t.Fatalf("%s not listed", cmd)
-			}
-			for _, d := range p.Deps {
+			for _, d := range c.listed(t, cmd).Deps {
 				rel, ok := Local(d)
 				switch {
 				case ok && testSupport(rel):
@@ -145,6 +157,21 @@ func TestLayering(t *testing.T) {
 				}
 			}
 		})
+	})
+
+	t.Run("the simulation builds through daemon and station", func(t *testing.T) {
+		for _, rel := range simulations {
+			for _, imp := range c.listed(t, rel).Imports {
+				// nfc/vpcd is also the virtual card a simulated visitor
+				// taps, which is no device of the kiosk's.
+				if r, ok := Local(imp); ok && within(r, drivers) && !Within(r, "nfc/vpcd") {
+					t.Errorf("%s imports %s: a simulation opens devices through daemon.Build or station (station/sim makes its own), so that it runs what the daemon runs", rel, r)
+				}
+			}
+		}
+		if !slices.Contains(c.listed(t, "demo").Imports, Module+"/daemon") {
+			t.Errorf("demo does not import daemon: it builds its kiosk with daemon.Build, as acbridge run does")
+		}
 	})
 
 	t.Run("cmd only wires", func(t *testing.T) {
