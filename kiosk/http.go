@@ -6,6 +6,7 @@ import (
 	"embed"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"html/template"
 	"io"
 	"mime"
@@ -33,6 +34,7 @@ func (s *Server) routes() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /{$}", s.page)
 	mux.HandleFunc("GET /healthz", s.healthz)
+	mux.HandleFunc("GET /healthz/pages", s.healthzPages)
 	mux.HandleFunc("GET /static/{file}", s.file)
 	mux.HandleFunc("GET /api/events", s.events)
 	mux.HandleFunc("POST /api/press", s.press)
@@ -112,6 +114,17 @@ const healthzBody = "acbridge kiosk page\n"
 func (s *Server) healthz(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 	io.WriteString(w, healthzBody)
+}
+
+// healthzPages answers how many pages are connected to the event stream,
+// so that a launcher can tell a browser that shows the page from one that
+// started and shows nothing (acbridge kiosk-wait --shown).
+func (s *Server) healthzPages(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	n := len(s.pages)
+	s.mu.Unlock()
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	fmt.Fprintf(w, "%d\n", n)
 }
 
 // file serves the page's script and style sheet from the binary.

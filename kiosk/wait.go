@@ -28,6 +28,65 @@ var ErrNotPage = errors.New("kiosk: another program answers on the page's port")
 // page's port before the context ended.
 var ErrNoAnswer = errors.New("kiosk: the page did not answer")
 
+// ErrNotShown is wrapped by WaitShown's error when no page was connected
+// before the context ended.
+var ErrNotShown = errors.New("kiosk: no browser shows the page")
+
+// WaitShown returns once a browser shows the kiosk page at pageURL (a page
+// is connected to its event stream), or with an error when ctx ends first.
+// Chromium under a slow start can lose its first navigation and stay on an
+// empty window without exiting; the screen's unit waits with this after
+// starting the browser, and a failure restarts the screen.
+func WaitShown(ctx context.Context, pageURL string, o *WaitOptions) error {
+	addr, err := PageAddr(pageURL)
+	if err != nil {
+		return err
+	}
+	if err := Wait(ctx, pageURL, o); err != nil {
+		return err
+	}
+	opt := o.withDefaults()
+	client := waitClient()
+	defer client.CloseIdleConnections()
+	for {
+		if pagesConnected(ctx, client, "http://"+addr+"/healthz/pages", opt.Attempt) > 0 {
+			return nil
+		}
+		t := time.NewTimer(opt.Interval)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return ErrNotShown
+		case <-t.C:
+		}
+	}
+}
+
+// pagesConnected asks once how many pages are connected; 0 when the answer
+// is not a count.
+func pagesConnected(ctx context.Context, client *http.Client, url string, bound time.Duration) int {
+	ctx, cancel := context.WithTimeout(ctx, bound)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return 0
+	}
+	res, err := client.Do(req)
+	if err != nil {
+		return 0
+	}
+	defer res.Body.Close()
+	b, _ := io.ReadAll(io.LimitReader(res.Body, 16))
+	var n int
+	if res.StatusCode != http.StatusOK {
+		return 0
+	}
+	if _, err := fmt.Sscanf(string(b), "%d\n", &n); err != nil {
+		return 0
+	}
+	return n
+}
+
 // Wait returns once the kiosk page at pageURL (http://127.0.0.1:PORT/, the
 // address a browser is given) is served, or with an error when ctx ends
 // first. A browser started before the page answers shows its own error page
@@ -39,24 +98,8 @@ func Wait(ctx context.Context, pageURL string, o *WaitOptions) error {
 		return err
 	}
 	health := "http://" + addr + "/healthz"
-	var opt WaitOptions
-	if o != nil {
-		opt = *o
-	}
-	if opt.Interval <= 0 {
-		opt.Interval = time.Second
-	}
-	if opt.Attempt <= 0 {
-		opt.Attempt = 3 * time.Second
-	}
-	// No proxy: a proxy from the environment must not be asked for a
-	// loopback page.
-	// No redirects: another program on the port could send the wait to a
-	// page served elsewhere and have it reported as up here.
-	client := &http.Client{
-		Transport:     &http.Transport{Proxy: nil, DisableKeepAlives: true},
-		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
-	}
+	opt := o.withDefaults()
+	client := waitClient()
 	defer client.CloseIdleConnections()
 	for {
 		last := probe(ctx, client, health, opt.Attempt)
@@ -113,4 +156,29 @@ func probe(ctx context.Context, client *http.Client, health string, bound time.D
 		return fmt.Errorf("%w (status %d)", ErrNotPage, res.StatusCode)
 	}
 	return nil
+}
+
+func (o *WaitOptions) withDefaults() WaitOptions {
+	var opt WaitOptions
+	if o != nil {
+		opt = *o
+	}
+	if opt.Interval <= 0 {
+		opt.Interval = time.Second
+	}
+	if opt.Attempt <= 0 {
+		opt.Attempt = 3 * time.Second
+	}
+	return opt
+}
+
+// waitClient asks the page's own server only. No proxy: a proxy from the
+// environment must not be asked for a loopback page. No redirects: another
+// program on the port could send the wait to a page served elsewhere and
+// have it reported as up here.
+func waitClient() *http.Client {
+	return &http.Client{
+		Transport:     &http.Transport{Proxy: nil, DisableKeepAlives: true},
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+	}
 }

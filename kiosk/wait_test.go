@@ -159,3 +159,28 @@ func TestWaitRefusesRedirect(t *testing.T) {
 		t.Fatalf("Wait on a redirect to the page = %v, want ErrNotPage (status 302)", err)
 	}
 }
+
+// WaitShown: a page served but shown by no browser is not enough; it
+// returns once a page is connected to the event stream, and fails with
+// ErrNotShown when none connects in time.
+func TestWaitShown(t *testing.T) {
+	s := startKiosk(t, &kiosk.Options{})
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	err := kiosk.WaitShown(ctx, s.URL(), &kiosk.WaitOptions{Interval: 50 * time.Millisecond})
+	cancel()
+	if !errors.Is(err, kiosk.ErrNotShown) {
+		t.Fatalf("WaitShown with no page connected = %v, want ErrNotShown", err)
+	}
+
+	ctx, cancel = context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	done := make(chan error, 1)
+	go func() {
+		done <- kiosk.WaitShown(ctx, s.URL(), &kiosk.WaitOptions{Interval: 50 * time.Millisecond})
+	}()
+	st, _ := openStream(t, s, kioskToken(t, s), nil)
+	defer st.close()
+	if err := <-done; err != nil {
+		t.Fatalf("WaitShown with a page connected: %v", err)
+	}
+}

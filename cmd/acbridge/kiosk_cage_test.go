@@ -111,6 +111,12 @@ func TestKioskUnitUnderCage(t *testing.T) {
 	}
 	t.Logf("the page connected from Chromium under headless cage %s after the start (%s)",
 		time.Since(started).Round(time.Millisecond), strings.Join(u.exec, " "))
+	// ExecStartPost=: the screen counts as started once the page shows.
+	post := exec.CommandContext(wctx, os.Args[0], u.post[1:]...)
+	post.Env = append(os.Environ(), "ACBRIDGE_RUN_MAIN=1")
+	if out, err := post.CombinedOutput(); err != nil || !strings.Contains(string(out), "is shown from "+pageURL) {
+		t.Errorf("ExecStartPost %q: %v\n%s", u.post, err, out)
+	}
 	// cage gives its one window the focus: the on-screen controls work.
 	if err := d.err.Wait(wctx, "visible=true focused=true", 1); err != nil {
 		t.Errorf("the page under cage never reported itself visible and focused: %v\n%s", err, d.err.String())

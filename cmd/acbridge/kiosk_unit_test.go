@@ -99,11 +99,11 @@ func expandExec(t *testing.T, line string, env map[string]string) []string {
 	return args
 }
 
-// kioskUnit is the shipped unit with its one ExecStartPre= and ExecStart=
-// expanded with the shipped defaults and the given page URL.
+// kioskUnit is the shipped unit with its one ExecStartPre=, ExecStart= and
+// ExecStartPost= expanded with the shipped defaults and the given page URL.
 type kioskUnit struct {
-	keys      map[string][]string
-	pre, exec []string
+	keys            map[string][]string
+	pre, exec, post []string
 }
 
 func loadKioskUnit(t *testing.T, pageURL string) kioskUnit {
@@ -119,7 +119,8 @@ func loadKioskUnit(t *testing.T, pageURL string) kioskUnit {
 		}
 		return keys[k][0]
 	}
-	return kioskUnit{keys: keys, pre: expandExec(t, one("ExecStartPre"), env), exec: expandExec(t, one("ExecStart"), env)}
+	return kioskUnit{keys: keys, pre: expandExec(t, one("ExecStartPre"), env), exec: expandExec(t, one("ExecStart"), env),
+		post: expandExec(t, one("ExecStartPost"), env)}
 }
 
 // What the unit promises, from its text: things that only a real boot with
@@ -152,6 +153,9 @@ func TestKioskUnitText(t *testing.T) {
 	}
 	if len(u.pre) < 2 || u.pre[0] != "/usr/bin/acbridge" || u.pre[1] != "kiosk-wait" || u.pre[len(u.pre)-1] != "http://127.0.0.1:8080/" {
 		t.Errorf("ExecStartPre= is not acbridge kiosk-wait on the page: %q", u.pre)
+	}
+	if len(u.post) < 2 || u.post[0] != "/usr/bin/acbridge" || u.post[1] != "kiosk-wait" || !slices.Contains(u.post, "--shown") || u.post[len(u.post)-1] != "http://127.0.0.1:8080/" {
+		t.Errorf("ExecStartPost= is not acbridge kiosk-wait --shown on the page: %q", u.post)
 	}
 	sep := slices.Index(u.exec, "--")
 	if len(u.exec) < 3 || u.exec[0] != "/usr/bin/cage" || sep < 0 || sep+1 >= len(u.exec) || u.exec[sep+1] != "/usr/bin/chromium" {

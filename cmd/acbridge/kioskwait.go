@@ -11,7 +11,10 @@ import (
 
 // "acbridge kiosk-wait" is acbridge-kiosk.service's ExecStartPre=: Chromium
 // started before acbridge serves the page shows its own error page and
-// stays there, so the screen starts only once the page answers.
+// stays there, so the screen starts only once the page answers. With
+// --shown it is the unit's ExecStartPost=: a browser that started but shows
+// no page (Chromium can lose its first navigation on a slow start and sit
+// on an empty window) fails the start, and systemd starts the screen again.
 
 // kioskDefaults is where the packaged unit takes the page's URL from; named
 // in errors, since that is the file the operator fixes.
@@ -22,9 +25,10 @@ func init() {
 }
 
 func runKioskWait(ctx context.Context, e *env, args []string) int {
-	fs := newFlagSet(e, "kiosk-wait", "--url URL [--timeout D]")
+	fs := newFlagSet(e, "kiosk-wait", "--url URL [--timeout D] [--shown]")
 	url := fs.String("url", "", "the page, http:// and the address of kiosk.listen, like http://127.0.0.1:8080/")
 	timeout := fs.Duration("timeout", 60*time.Second, "give up after this long (exit status 1)")
+	shown := fs.Bool("shown", false, "wait until a browser shows the page (a page is connected), not only until it is served")
 	if code, ok := parseFlags(e, fs, args); !ok {
 		return code
 	}
@@ -38,11 +42,18 @@ func runKioskWait(ctx context.Context, e *env, args []string) int {
 	}
 	wctx, cancel := context.WithTimeout(ctx, *timeout)
 	defer cancel()
-	err := kiosk.Wait(wctx, *url, nil)
+	wait, did := kiosk.Wait, "answers at"
+	if *shown {
+		wait, did = kiosk.WaitShown, "is shown from"
+	}
+	err := wait(wctx, *url, nil)
 	switch {
 	case err == nil:
-		fmt.Fprintf(e.Stderr, "acbridge kiosk-wait: the kiosk page answers at %s\n", *url)
+		fmt.Fprintf(e.Stderr, "acbridge kiosk-wait: the kiosk page %s %s\n", did, *url)
 		return 0
+	case errors.Is(err, kiosk.ErrNotShown):
+		fmt.Fprintf(e.Stderr, "acbridge kiosk-wait: the kiosk page is served at %s, but no browser showed it within %s; "+
+			"the screen is started again (journalctl -u acbridge-kiosk shows the browser's messages)\n", *url, *timeout)
 	case errors.Is(err, kiosk.ErrNotLoopback):
 		fmt.Fprintf(e.Stderr, "acbridge kiosk-wait: %v (ACBRIDGE_KIOSK_URL in %s)\n", err, kioskDefaults)
 		return 2
