@@ -2,7 +2,9 @@ package bridge_test
 
 import (
 	"context"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -208,9 +210,11 @@ func TestAgentControlsNeverShown(t *testing.T) {
 }
 
 // An agent that drops every session right after establishing it: the
-// backoff does not start over, so connections stay few. Run at a tenth of
-// the real scale (reconnect 0.1 s..6 s, stable_after 3 s) for 12 s, which
-// is the real defaults (1 s..60 s, 30 s) for 2 minutes.
+// backoff does not start over, so connections stay few. At a tenth of the
+// real scale (reconnect 0.1 s..6 s, stable_after 3 s) the bridge's own
+// count of failures and the delays it draws show the backoff growing over
+// five real connections (about 1.5 s), where a backoff started over at
+// each session would stay at attempt 1 and 0.05–0.1 s.
 func TestDroppingAgentIsNotRedialledEachSecond(t *testing.T) {
 	r := newHostileRig(t, hostileagent.Drop, func(o *bridge.Options) {
 		o.Policy.ReconnectMin, o.Policy.ReconnectMax, o.Policy.StableAfter = 100*time.Millisecond, 6*time.Second, 3*time.Second
@@ -218,13 +222,30 @@ func TestDroppingAgentIsNotRedialledEachSecond(t *testing.T) {
 	waitNotice(t, r.out, "the session's end, in plain words", func(n notice.Notice) bool {
 		return n.Kind == notice.Disconnected && strings.HasPrefix(n.Text, "the agent closed the connection")
 	}, 1)
-	time.Sleep(12 * time.Second) // the reconnect rate over real connections is what is measured
-	n := r.agent.Connections()
-	t.Logf("connections in 12 s at 1/10 scale (= 2 min at the real defaults): %d", n)
-	if n > 10 {
-		t.Errorf("%d connections, want at most 10", n)
+	const attempts = 5
+	ended := regexp.MustCompile(`agent session ended; reconnecting".* in=(\S+) attempt=(\d+)`)
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	var last [][]string
+	err := r.log.WaitText(ctx, func(log string) bool {
+		last = ended.FindAllStringSubmatch(log, -1)
+		return len(last) >= attempts
+	})
+	if err != nil {
+		t.Fatalf("%d reconnects of %d, the bridge stopped retrying:\n%s", len(last), attempts, r.log.String())
 	}
-	if n < 3 {
-		t.Errorf("only %d connections: the bridge stopped retrying", n)
+	for i, m := range last[:attempts] {
+		if m[2] != strconv.Itoa(i+1) {
+			t.Errorf("reconnect %d counted as attempt %s: the backoff started over", i+1, m[2])
+		}
+	}
+	delay, err := time.ParseDuration(last[attempts-1][1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The fifth delay is drawn from 0.8–1.6 s: half of 0.1 s doubled four times, and up to that.
+	t.Logf("connections %d, delay before attempt %d: %s", r.agent.Connections(), attempts+1, delay)
+	if delay < 800*time.Millisecond {
+		t.Errorf("the delay after %d dropped sessions is %s, want at least 0.8 s", attempts, delay)
 	}
 }

@@ -1,6 +1,9 @@
 package bridge_test
 
 import (
+	"fmt"
+	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -9,6 +12,7 @@ import (
 	"github.com/agentcall/acbridge/agent"
 	"github.com/agentcall/acbridge/audio"
 	"github.com/agentcall/acbridge/bridge"
+	"github.com/agentcall/acbridge/bridge/bridgetest"
 	"github.com/agentcall/acbridge/button"
 	"github.com/agentcall/acbridge/button/buttontest"
 )
@@ -59,6 +63,24 @@ func (h *heardPackets) counts() (inTurn, beside int) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	return h.inTurn, h.beside
+}
+
+// auditedPackets waits for the n-th audit line of a microphone turn or
+// engagement (mode) and returns the packets it counts: what the bridge sent
+// while the microphone was open, which the agent has all heard once the
+// last in flight arrived.
+func auditedPackets(t *testing.T, log *bridgetest.Transcript, mode string, n int) int {
+	t.Helper()
+	waitFor(t, log, "audit=microphone."+mode, n)
+	lines := regexp.MustCompile(`audit=microphone\.`+mode+` .*packets=(\d+)`).FindAllStringSubmatch(log.String(), -1)
+	if len(lines) < n {
+		t.Fatalf("%d audit lines of a %s counting packets, want %d:\n%s", len(lines), mode, n, log.String())
+	}
+	p, err := strconv.Atoi(lines[n-1][1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
 }
 
 // voiceRig is a rig whose agent owns voice over WebRTC, with the test
@@ -132,7 +154,8 @@ func TestEngagementOpensTheMicrophoneOnlyOnAPress(t *testing.T) {
 	if r.mic.Running() {
 		t.Fatal("the microphone runs after the engagement ended")
 	}
-	time.Sleep(300 * time.Millisecond) // the last packets in flight
+	sent := auditedPackets(t, r.log, "engagement", 1)
+	heard.wait(t, fmt.Sprintf("the %d sent in the engagement", sent), func(_, beside int) bool { return beside >= sent })
 	_, ended := heard.counts()
 	time.Sleep(time.Second) // a window for packets after the end: no event marks their absence
 	if _, later := heard.counts(); later != ended {
@@ -198,12 +221,13 @@ func TestCancelDuringPushToTalk(t *testing.T) {
 		t.Fatal("the microphone runs after the cancel")
 	}
 	// Packets written before the cancel may still be on their way over
-	// loopback; what matters is that none is written after it.
-	time.Sleep(300 * time.Millisecond)
+	// loopback (the agent counts those arriving after the cancel outside
+	// a turn); what matters is that none is written after it.
+	sent := auditedPackets(t, r.log, "turn", 1)
+	heard.wait(t, fmt.Sprintf("the %d sent in the turn", sent), func(in, beside int) bool { return in+beside >= sent })
 	in, beside := heard.counts()
-	time.Sleep(time.Second) // a window for packets after the end: no event marks their absence
 	r.buttons.Release(button.Talk)
-	time.Sleep(time.Second) // a window for packets after the end: no event marks their absence
+	time.Sleep(time.Second) // a window for packets after the cancel and the release: no event marks their absence
 	in2, beside2 := heard.counts()
 	t.Logf("turn packets %d; after the cancel: %d in a turn, %d outside", in, in2-in, beside2-beside)
 	if in < 20 || in2 != in || beside2 != beside {
