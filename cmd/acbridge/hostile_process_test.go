@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 	"unicode/utf8"
@@ -79,6 +80,23 @@ func agentTypes(ag *hostileagent.Agent) func(context.Context, func(string) bool)
 	}
 }
 
+// stop ends the daemon with SIGTERM and waits for it to exit. The daemon
+// waits for its speech before it exits, so its output and its speech are
+// whole then: the event a check of everything it said waits for.
+func (d *daemonProc) stop() {
+	d.t.Helper()
+	d.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case err := <-d.exited:
+		d.exited <- err // for the cleanup's wait
+		if err != nil {
+			d.t.Logf("the daemon's exit on SIGTERM: %v", err)
+		}
+	case <-time.After(20 * time.Second):
+		d.t.Fatalf("the daemon did not exit on SIGTERM:\n%s", lastLines(d.err.String(), 5))
+	}
+}
+
 // waitConnected waits up to d for the daemon's latest connection notice to
 // say it is connected.
 func waitConnected(p *daemonProc, d time.Duration) bool {
@@ -97,7 +115,6 @@ func TestHostileCaseKeys(t *testing.T) {
 	ag, d, spoken := hostileDaemon(t, hostileagent.CaseKeys)
 	d.say("what are you hiding?")
 	got := waitAny(15*time.Second, d.out.WaitText, "visible failure", "[not connected")
-	time.Sleep(500 * time.Millisecond) // the rest of the run, and its speech
 	t.Logf("after the run (%q):\n%s", got, lastLines(d.out.String(), 8))
 
 	// A photo: had the hidden request been registered, the press would
@@ -116,6 +133,7 @@ func TestHostileCaseKeys(t *testing.T) {
 	if obs == "" {
 		t.Errorf("the photo never reached the agent (types %q); stdout:\n%s", compact(ag.Types()), lastLines(d.out.String(), 8))
 	}
+	d.stop()
 	stdout, stderr := d.out.String(), d.err.String()
 	speech, _ := os.ReadFile(spoken)
 	for _, c := range canaries {
@@ -156,7 +174,11 @@ func TestHostileTagCanary(t *testing.T) {
 	if waitAny(10*time.Second, agentTypes(ag), "user.observation") == "" {
 		t.Fatalf("no observation reached the agent: %q", compact(ag.Types()))
 	}
-	time.Sleep(500 * time.Millisecond) // the agent's answer, and its speech
+	// The agent's answer is the CaseKeys run, which ends in its failure.
+	if waitAny(15*time.Second, d.out.WaitText, "visible failure", "[not connected") == "" {
+		t.Errorf("the agent's answer never showed:\n%s", lastLines(d.out.String(), 5))
+	}
+	d.stop()
 	var wire strings.Builder
 	for _, m := range ag.Messages() {
 		wire.Write(m)
@@ -187,7 +209,8 @@ func TestHostileControls(t *testing.T) {
 	if waitAny(15*time.Second, d.out.WaitText, "press SCAN", "[not connected") == "" {
 		t.Fatalf("the run never showed:\n%s", lastLines(d.out.String(), 5))
 	}
-	time.Sleep(500 * time.Millisecond) // the rest of the run, and its speech
+	// The prompt is the run's last event; the rest is its speech.
+	d.stop()
 	stdout := d.out.String()
 	speech, _ := os.ReadFile(spoken)
 	t.Logf("stdout after the run: %q", lastLines(stdout, 6))
