@@ -1,9 +1,8 @@
 package bridge_test
 
 import (
+	"context"
 	"fmt"
-	"regexp"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -65,20 +64,14 @@ func (h *heardPackets) counts() (inTurn, beside int) {
 	return h.inTurn, h.beside
 }
 
-// auditedPackets waits for the n-th audit line of a microphone turn or
-// engagement (mode) and returns the packets it counts: what the bridge sent
-// while the microphone was open, which the agent has all heard once the
-// last in flight arrived.
+// auditedPackets is bridgetest.AuditedPackets, failing t.
 func auditedPackets(t *testing.T, log *bridgetest.Transcript, mode string, n int) int {
 	t.Helper()
-	waitFor(t, log, "audit=microphone."+mode, n)
-	lines := regexp.MustCompile(`audit=microphone\.`+mode+` .*packets=(\d+)`).FindAllStringSubmatch(log.String(), -1)
-	if len(lines) < n {
-		t.Fatalf("%d audit lines of a %s counting packets, want %d:\n%s", len(lines), mode, n, log.String())
-	}
-	p, err := strconv.Atoi(lines[n-1][1])
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	p, err := bridgetest.AuditedPackets(ctx, log, mode, n)
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("%v:\n%s", err, log.String())
 	}
 	return p
 }
