@@ -2,9 +2,7 @@ package bridge_test
 
 import (
 	"context"
-	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -223,29 +221,28 @@ func TestDroppingAgentIsNotRedialledEachSecond(t *testing.T) {
 		return n.Kind == notice.Disconnected && strings.HasPrefix(n.Text, "the agent closed the connection")
 	}, 1)
 	const attempts = 5
-	ended := regexp.MustCompile(`agent session ended; reconnecting".* in=(\S+) attempt=(\d+)`)
 	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
 	defer cancel()
-	var last [][]string
+	var rs []bridgetest.Reconnect
 	err := r.log.WaitText(ctx, func(log string) bool {
-		last = ended.FindAllStringSubmatch(log, -1)
-		return len(last) >= attempts
+		rs, _ = bridgetest.Reconnects(log)
+		return len(rs) >= attempts
 	})
 	if err != nil {
-		t.Fatalf("%d reconnects of %d, the bridge stopped retrying:\n%s", len(last), attempts, r.log.String())
+		t.Fatalf("%d reconnects of %d, the bridge stopped retrying:\n%s", len(rs), attempts, r.log.String())
 	}
-	for i, m := range last[:attempts] {
-		if m[2] != strconv.Itoa(i+1) {
-			t.Errorf("reconnect %d counted as attempt %s: the backoff started over", i+1, m[2])
+	rs = rs[:attempts]
+	for i, rc := range rs {
+		if rc.Attempt != i+1 {
+			t.Errorf("reconnect %d counted as attempt %d: the backoff started over", i+1, rc.Attempt)
 		}
 	}
-	delay, err := time.ParseDuration(last[attempts-1][1])
-	if err != nil {
-		t.Fatal(err)
+	if i := bridgetest.Waited(rs, 2*time.Millisecond); i >= 0 {
+		t.Errorf("reconnect %d came %s after the one before, which drew %s", i+1, rs[i].At.Sub(rs[i-1].At), rs[i-1].Delay)
 	}
 	// The fifth delay is drawn from 0.8–1.6 s: half of 0.1 s doubled four times, and up to that.
-	t.Logf("connections %d, delay before attempt %d: %s", r.agent.Connections(), attempts+1, delay)
-	if delay < 800*time.Millisecond {
-		t.Errorf("the delay after %d dropped sessions is %s, want at least 0.8 s", attempts, delay)
+	t.Logf("connections %d, delay before attempt %d: %s", r.agent.Connections(), attempts+1, rs[attempts-1].Delay)
+	if d := rs[attempts-1].Delay; d < 800*time.Millisecond {
+		t.Errorf("the delay after %d dropped sessions is %s, want at least 0.8 s", attempts, d)
 	}
 }
