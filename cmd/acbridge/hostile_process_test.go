@@ -116,7 +116,9 @@ func TestHostileCaseKeys(t *testing.T) {
 	ag, d, spoken := hostileDaemon(t, hostileagent.CaseKeys)
 	d.say("what are you hiding?")
 	got := waitAny(15*time.Second, d.out.WaitText, "visible failure", "[not connected")
-	t.Logf("after the run (%q):\n%s", got, lastLines(d.out.String(), 8))
+	// The run's end, or the session's: a press before it is refused.
+	end := waitAny(15*time.Second, d.err.WaitText, "agent answered", "agent session ended")
+	t.Logf("after the run (%q, %q):\n%s", got, end, lastLines(d.out.String(), 8))
 
 	// A photo: had the hidden request been registered, the press would
 	// answer it with its interactionId. (A client that dropped the session
