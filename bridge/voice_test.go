@@ -127,7 +127,7 @@ func waitLight(t *testing.T, led *buttontest.Indicator, want button.Light) {
 func TestEngagementOpensTheMicrophoneOnlyOnAPress(t *testing.T) {
 	r, heard, led := voiceRig(t, false, 1500*time.Millisecond, nil)
 	waitFor(t, r.out, "[press TALK to speak to the agent", 1)
-	time.Sleep(1500 * time.Millisecond) // a window for a microphone opened without a press
+	time.Sleep(1500 * time.Millisecond) // a window for a microphone opened without a press: no event marks its absence
 	if in, beside := heard.counts(); in+beside != 0 || r.mic.Stats().Runs != 0 {
 		t.Fatalf("before any press the agent got %d packets and the microphone ran %d times", in+beside, r.mic.Stats().Runs)
 	}
