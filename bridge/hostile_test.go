@@ -208,9 +208,11 @@ func TestAgentControlsNeverShown(t *testing.T) {
 }
 
 // An agent that drops every session right after establishing it: the
-// backoff does not start over, so connections stay few. Run at a tenth of
-// the real scale (reconnect 0.1 s..6 s, stable_after 3 s) for 12 s, which
-// is the real defaults (1 s..60 s, 30 s) for 2 minutes.
+// backoff does not start over, so connections stay few. At a tenth of the
+// real scale (reconnect 0.1 s..6 s, stable_after 3 s) the bridge's own
+// count of failures and the delays it draws show the backoff growing over
+// five real connections (about 1.5 s), where a backoff started over at
+// each session would stay at attempt 1 and 0.05–0.1 s.
 func TestDroppingAgentIsNotRedialledEachSecond(t *testing.T) {
 	r := newHostileRig(t, hostileagent.Drop, func(o *bridge.Options) {
 		o.Policy.ReconnectMin, o.Policy.ReconnectMax, o.Policy.StableAfter = 100*time.Millisecond, 6*time.Second, 3*time.Second
@@ -218,13 +220,29 @@ func TestDroppingAgentIsNotRedialledEachSecond(t *testing.T) {
 	waitNotice(t, r.out, "the session's end, in plain words", func(n notice.Notice) bool {
 		return n.Kind == notice.Disconnected && strings.HasPrefix(n.Text, "the agent closed the connection")
 	}, 1)
-	time.Sleep(12 * time.Second) // the reconnect rate over real connections is what is measured
-	n := r.agent.Connections()
-	t.Logf("connections in 12 s at 1/10 scale (= 2 min at the real defaults): %d", n)
-	if n > 10 {
-		t.Errorf("%d connections, want at most 10", n)
+	const attempts = 5
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	var rs []bridgetest.Reconnect
+	err := r.log.WaitText(ctx, func(log string) bool {
+		rs, _ = bridgetest.Reconnects(log)
+		return len(rs) >= attempts
+	})
+	if err != nil {
+		t.Fatalf("%d reconnects of %d, the bridge stopped retrying:\n%s", len(rs), attempts, r.log.String())
 	}
-	if n < 3 {
-		t.Errorf("only %d connections: the bridge stopped retrying", n)
+	rs = rs[:attempts]
+	for i, rc := range rs {
+		if rc.Attempt != i+1 {
+			t.Errorf("reconnect %d counted as attempt %d: the backoff started over", i+1, rc.Attempt)
+		}
+	}
+	if i := bridgetest.Waited(rs, 2*time.Millisecond); i >= 0 {
+		t.Errorf("reconnect %d came %s after the one before, which drew %s", i+1, rs[i].At.Sub(rs[i-1].At), rs[i-1].Delay)
+	}
+	// The fifth delay is drawn from 0.8–1.6 s: half of 0.1 s doubled four times, and up to that.
+	t.Logf("connections %d, delay before attempt %d: %s", r.agent.Connections(), attempts+1, rs[attempts-1].Delay)
+	if d := rs[attempts-1].Delay; d < 800*time.Millisecond {
+		t.Errorf("the delay after %d dropped sessions is %s, want at least 0.8 s", attempts, d)
 	}
 }

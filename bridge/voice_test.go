@@ -1,6 +1,8 @@
 package bridge_test
 
 import (
+	"context"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -9,6 +11,7 @@ import (
 	"github.com/agentcall/acbridge/agent"
 	"github.com/agentcall/acbridge/audio"
 	"github.com/agentcall/acbridge/bridge"
+	"github.com/agentcall/acbridge/bridge/bridgetest"
 	"github.com/agentcall/acbridge/button"
 	"github.com/agentcall/acbridge/button/buttontest"
 )
@@ -59,6 +62,18 @@ func (h *heardPackets) counts() (inTurn, beside int) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	return h.inTurn, h.beside
+}
+
+// auditedPackets is bridgetest.AuditedPackets, failing t.
+func auditedPackets(t *testing.T, log *bridgetest.Transcript, mode string, n int) int {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	p, err := bridgetest.AuditedPackets(ctx, log, mode, n)
+	if err != nil {
+		t.Fatalf("%v:\n%s", err, log.String())
+	}
+	return p
 }
 
 // voiceRig is a rig whose agent owns voice over WebRTC, with the test
@@ -112,7 +127,7 @@ func waitLight(t *testing.T, led *buttontest.Indicator, want button.Light) {
 func TestEngagementOpensTheMicrophoneOnlyOnAPress(t *testing.T) {
 	r, heard, led := voiceRig(t, false, 1500*time.Millisecond, nil)
 	waitFor(t, r.out, "[press TALK to speak to the agent", 1)
-	time.Sleep(1500 * time.Millisecond) // a window for a microphone opened without a press
+	time.Sleep(1500 * time.Millisecond) // a window for a microphone opened without a press: no event marks its absence
 	if in, beside := heard.counts(); in+beside != 0 || r.mic.Stats().Runs != 0 {
 		t.Fatalf("before any press the agent got %d packets and the microphone ran %d times", in+beside, r.mic.Stats().Runs)
 	}
@@ -132,7 +147,8 @@ func TestEngagementOpensTheMicrophoneOnlyOnAPress(t *testing.T) {
 	if r.mic.Running() {
 		t.Fatal("the microphone runs after the engagement ended")
 	}
-	time.Sleep(300 * time.Millisecond) // the last packets in flight
+	sent := auditedPackets(t, r.log, "engagement", 1)
+	heard.wait(t, fmt.Sprintf("the %d sent in the engagement", sent), func(_, beside int) bool { return beside >= sent })
 	_, ended := heard.counts()
 	time.Sleep(time.Second) // a window for packets after the end: no event marks their absence
 	if _, later := heard.counts(); later != ended {
@@ -198,12 +214,13 @@ func TestCancelDuringPushToTalk(t *testing.T) {
 		t.Fatal("the microphone runs after the cancel")
 	}
 	// Packets written before the cancel may still be on their way over
-	// loopback; what matters is that none is written after it.
-	time.Sleep(300 * time.Millisecond)
+	// loopback (the agent counts those arriving after the cancel outside
+	// a turn); what matters is that none is written after it.
+	sent := auditedPackets(t, r.log, "turn", 1)
+	heard.wait(t, fmt.Sprintf("the %d sent in the turn", sent), func(in, beside int) bool { return in+beside >= sent })
 	in, beside := heard.counts()
-	time.Sleep(time.Second) // a window for packets after the end: no event marks their absence
 	r.buttons.Release(button.Talk)
-	time.Sleep(time.Second) // a window for packets after the end: no event marks their absence
+	time.Sleep(time.Second) // a window for packets after the cancel and the release: no event marks their absence
 	in2, beside2 := heard.counts()
 	t.Logf("turn packets %d; after the cancel: %d in a turn, %d outside", in, in2-in, beside2-beside)
 	if in < 20 || in2 != in || beside2 != beside {

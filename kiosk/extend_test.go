@@ -11,6 +11,7 @@ import (
 	"github.com/agentcall/acbridge/agent"
 	"github.com/agentcall/acbridge/bridge"
 	"github.com/agentcall/acbridge/button"
+	"github.com/agentcall/acbridge/internal/testutil/poll"
 	"github.com/agentcall/acbridge/kiosk"
 	"github.com/agentcall/acbridge/notice"
 	"github.com/agentcall/acbridge/protocol"
@@ -46,20 +47,19 @@ func TestScanTimeExtended(t *testing.T) {
 	}
 }
 
-// waitSaidCount waits until the TTS command's input holds want n times.
-func waitSaidCount(t *testing.T, path, want string, n int) {
+// waitSaidCount waits until the TTS command's input holds want n times,
+// and returns that input. The TTS command is a real process that writes
+// its input to a file; it signals nothing when it is done.
+func waitSaidCount(t *testing.T, path, want string, n int) string {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		b, _ := os.ReadFile(path)
-		if strings.Count(string(b), want) >= n {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("not said %d× within 10 s: %q\nsaid:\n%s", n, want, b)
-		}
-		time.Sleep(20 * time.Millisecond) // a file written by another process: nothing to wait on
+	var b []byte
+	if !poll.Until(10*time.Second, 20*time.Millisecond, func() bool {
+		b, _ = os.ReadFile(path)
+		return strings.Count(string(b), want) >= n
+	}) {
+		t.Fatalf("not said %d× within 10 s: %q\nsaid:\n%s", n, want, b)
 	}
+	return string(b)
 }
 
 // TestSpeechOnSaysOpenWindow: the long press that turns speech mode on

@@ -13,11 +13,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/agentcall/acbridge/button"
 	"github.com/agentcall/acbridge/client"
-	"github.com/agentcall/acbridge/internal/testutil/poll"
 	"github.com/agentcall/acbridge/kiosk"
 	"github.com/agentcall/acbridge/nfc"
 	"github.com/agentcall/acbridge/notice"
@@ -225,16 +223,7 @@ func TestSpeechMode(t *testing.T) {
 // waitSaid waits until the TTS command's input holds want, and returns it.
 func waitSaid(t *testing.T, path, want string) string {
 	t.Helper()
-	// The TTS command is a real process that writes its input to a file;
-	// it signals nothing when it is done.
-	var b []byte
-	if !poll.Until(10*time.Second, 20*time.Millisecond, func() bool {
-		b, _ = os.ReadFile(path)
-		return strings.Contains(string(b), want)
-	}) {
-		t.Fatalf("not said within 10 s: %q\nsaid:\n%s", want, b)
-	}
-	return string(b)
+	return waitSaidCount(t, path, want, 1)
 }
 
 // getPage returns the words of the page as served: its text and attribute

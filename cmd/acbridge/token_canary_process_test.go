@@ -208,12 +208,25 @@ func canaryDaemon(t *testing.T, addr, seen string) {
 	if m == nil {
 		t.Fatalf("no kiosk URL in:\n%s", d.err.String())
 	}
-	page := kioskStates(t, m[1])
+	page, pageEnded := kioskStates(t, m[1])
 	d.wait(d.out, seen, 1)
 	if seen != "agent asks: " { // a pending request keeps such a session
 		d.wait(d.out, "[not connected", 1)
 	}
-	time.Sleep(300 * time.Millisecond) // the page's stream and the speaker catch up
+	// Everything the daemon says is whole once it has stopped: its speech
+	// (waited for at exit), its status (STOPPING=1 is its last) and the
+	// page's stream (which its stop ends).
+	d.stop()
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	if err := status.Wait(ctx, "STOPPING=1", 1); err != nil {
+		t.Errorf("no STOPPING=1 on the status socket:\n%s", status.String())
+	}
+	select {
+	case <-pageEnded:
+	case <-ctx.Done():
+		t.Error("the kiosk page's stream did not end with the daemon")
+	}
 	speech, _ := os.ReadFile(spoken)
 	outputs := map[string]string{"stdout": d.out.String(), "log": d.err.String(), "status": status.String(), "kiosk page": page.String(), "speech": string(speech)}
 	for name, s := range outputs {
@@ -228,9 +241,10 @@ func canaryDaemon(t *testing.T, addr, seen string) {
 }
 
 // kioskStates reads the kiosk page's state stream, as its page does, until
-// the test ends.
-func kioskStates(t *testing.T, url string) *bridgetest.Transcript {
-	got := &bridgetest.Transcript{}
+// the test ends or the stream does (ended is closed then).
+func kioskStates(t *testing.T, url string) (got *bridgetest.Transcript, ended <-chan struct{}) {
+	got = &bridgetest.Transcript{}
+	done := make(chan struct{})
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
 	t.Cleanup(func() {
@@ -260,6 +274,7 @@ func kioskStates(t *testing.T, url string) *bridgetest.Transcript {
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
+		defer close(done)
 		defer resp.Body.Close()
 		sc := bufio.NewScanner(resp.Body)
 		sc.Buffer(make([]byte, 1<<16), 1<<20)
@@ -267,5 +282,5 @@ func kioskStates(t *testing.T, url string) *bridgetest.Transcript {
 			fmt.Fprintln(got, sc.Text())
 		}
 	}()
-	return got
+	return got, done
 }

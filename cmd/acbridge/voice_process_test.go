@@ -1,6 +1,8 @@
 package main
 
 import (
+	"context"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -139,7 +141,13 @@ func TestRunDaemonMicrophoneOnlyInAnEngagement(t *testing.T) {
 	heard.wait(t, "40 in the engagement (~2 s)", func(outside, _ int) bool { return outside >= 40 })
 	d.press(keyT)
 	d.wait(d.out, "[stopped listening]", 1)
-	time.Sleep(500 * time.Millisecond) // packets in flight at the press
+	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
+	defer cancel()
+	sent, err := bridgetest.AuditedPackets(ctx, d.err, "engagement", 1)
+	if err != nil {
+		t.Fatalf("%v:\n%s", err, d.err.String())
+	}
+	heard.wait(t, fmt.Sprintf("the %d sent in the engagement", sent), func(outside, _ int) bool { return outside >= sent })
 	ended, _ := heard.count()
 	time.Sleep(2 * time.Second) // a window for packets after the end: no event marks their absence
 	if later, _ := heard.count(); later != ended {
@@ -176,8 +184,7 @@ func TestRunDaemonCancelDuringTalk(t *testing.T) {
 	heard.wait(t, "20 in the turn", func(_, inside int) bool { return inside >= 20 })
 	d.key(keyC, true)
 	d.wait(d.out, "[talk cancelled", 1)
-	d.key(keyC, false)
-	time.Sleep(time.Second) // CANCEL released, TALK still held, in the daemon process
+	d.key(keyC, false) // CANCEL released, TALK still held: the FIFO keeps the order
 	d.key(keyT, false)
 	time.Sleep(1500 * time.Millisecond) // a window for a wrong commit or packets: no event marks their absence
 

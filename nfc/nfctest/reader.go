@@ -80,6 +80,15 @@ func (r *Reader) signal() {
 	r.changed = make(chan struct{})
 }
 
+// Armed reports how many Scans are waiting for a tag: a test that sees 0
+// knows a tag tapped now is read by no one, without waiting to see that
+// nothing reads it.
+func (r *Reader) Armed() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.armed
+}
+
 // Status reports the reader as ready (or absent after Unplug).
 func (r *Reader) Status() nfc.Status {
 	r.mu.Lock()
