@@ -8,11 +8,31 @@ import (
 )
 
 // testAccept: `acbridge accept` (not --simulate) on the guest's devices:
-// the environment checks, the vivid capture, and one bouncy press of each
-// gpio-sim button, with the daemon's configuration.
+// the environment checks, the NFC steps with the host's card behind the
+// USB CCID reader (two tags, the same tag again, nothing without a tap),
+// the vivid capture, and one bouncy press of each gpio-sim button, with
+// the daemon's configuration. The optional steps (a phone, a tag's own
+// address) are declined, as a technician at a terminal may.
 func (r *rig) testAccept(t *testing.T) {
 	r.sh(t, 20*time.Second, "while pidof acbridge >/dev/null; do usleep 50000; done")
-	r.sh(t, 10*time.Second, "rm -f /tmp/acc.out /tmp/acc.json; (acbridge accept --only environment,camera,buttons --report /tmp/acc.json < /dev/null > /tmp/acc.out 2>&1; echo exit=$? >> /tmp/acc.out) >/dev/null 2>&1 &")
+	r.sh(t, 10*time.Second, "rm -f /tmp/acc.out /tmp/acc.json; (acbridge accept --only environment,nfc,camera,buttons --report /tmp/acc.json < /dev/null > /tmp/acc.out 2>&1; echo exit=$? >> /tmp/acc.out) >/dev/null 2>&1 &")
+	card := func(err error) {
+		if err != nil {
+			t.Fatalf("the card behind the CCID reader: %v", err)
+		}
+	}
+	card(r.card.Remove())
+	r.waitFile(t, "/tmp/acc.out", "Tap tag 1 on the reader and leave it there.", 1, 90*time.Second)
+	card(r.card.Insert(canary1))
+	r.waitFile(t, "/tmp/acc.out", "Lift tag 1 off the reader and tap it again.", 1, 30*time.Second)
+	card(r.card.Remove())
+	card(r.card.Insert(canary1))
+	r.waitFile(t, "/tmp/acc.out", "Lift tag 1 and tap tag 2 on the reader.", 1, 30*time.Second)
+	card(r.card.Remove())
+	card(r.card.Insert(canary2))
+	r.waitFile(t, "/tmp/acc.out", "Take every tag off the reader, press SCAN once", 1, 30*time.Second)
+	card(r.card.Remove())
+	r.press(t, lineScan)
 	r.waitFile(t, "/tmp/acc.out", "Press the SCAN button once", 1, 90*time.Second)
 	r.press(t, lineScan)
 	r.waitFile(t, "/tmp/acc.out", "Press the PHOTO button once", 1, 30*time.Second)
@@ -30,7 +50,8 @@ func (r *rig) testAccept(t *testing.T) {
 	if err := json.Unmarshal([]byte(js), &rep); err != nil {
 		t.Fatalf("report: %v\n%s\n%s", err, js, out)
 	}
-	want := map[string]bool{"env.camera": false, "env.gpio": false, "camera.capture": false, "buttons.scan": false, "buttons.photo": false}
+	want := map[string]bool{"nfc.reader": false, "nfc.tap1": false, "nfc.tap1-again": false, "nfc.tap2": false, "nfc.no-tap": false,
+		"env.camera": false, "env.gpio": false, "camera.capture": false, "buttons.scan": false, "buttons.photo": false}
 	for _, s := range rep.Steps {
 		if _, ok := want[s.ID]; ok {
 			want[s.ID] = s.Result == "pass"

@@ -36,7 +36,7 @@ func TestDeviceTier(t *testing.T) {
 	t.Run("daemon", r.testDaemon)
 	t.Run("accept", r.testAccept)
 	t.Run("audio", r.testAudio)
-	t.Run("no-canary", r.noCanary("cat /tmp/*.log; dmesg"))
+	t.Run("no-canary", r.noCanary("cat /tmp/*.log /tmp/acc.out /tmp/acc.json; dmesg"))
 }
 
 // devicesJSON is `acbridge devices --json`: each device is its name and
