@@ -2,6 +2,7 @@ package netlab_test
 
 import (
 	"fmt"
+	"math"
 	"os"
 	"slices"
 	"strconv"
@@ -9,16 +10,25 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentcall/acbridge/agent"
 	"github.com/agentcall/acbridge/internal/testutil/netlab"
 )
 
+// toneHz is the test tone of the last turn: telephony's 1004 Hz, which
+// SILK's activity detector takes for speech, so lost frames of it are
+// recovered through FEC like speech (audio.TestToneThroughConcealment).
+const toneHz = 1004
+
 // The kiosk and the reference agent in two namespaces with pct % random
-// loss each way: the walkthrough is replayed and push-to-talk turns are
-// held, and the figures (set-up, replay time, audio packets through each
-// way, frames recovered through FEC) are logged. ACBRIDGE_NETLAB_LOSS
-// ("0 2 5 10 20") replaces the percentages (bench/netloss.sh);
-// ACBRIDGE_NETLAB_NO_FEC=1 encodes the agent's voice without in-band FEC,
-// to see the test fail.
+// loss each way: the walkthrough is replayed and push-to-talk turns of
+// speech are held, then one of a tone, and the figures (set-up, replay
+// time, audio packets through each way, frames recovered through FEC, the
+// tone's frequency and SNR at the agent) are logged. Each direction's
+// packets must carry FEC copies. ACBRIDGE_NETLAB_LOSS ("0 2 5 10 20")
+// replaces the percentages (bench/netloss.sh); ACBRIDGE_NETLAB_NO_FEC=1
+// encodes the agent's voice without in-band FEC, and
+// ACBRIDGE_NETLAB_NO_MIC_FEC=1 the kiosk's microphone, to see the test
+// fail.
 func TestVoiceUnderLoss(t *testing.T) {
 	pcts := []int{0, 5, 10}
 	if env := os.Getenv("ACBRIDGE_NETLAB_LOSS"); env != "" {
@@ -37,25 +47,46 @@ func TestVoiceUnderLoss(t *testing.T) {
 			l := netlab.New(t)
 			url, ca, agentProc := agentWith(t, l, agentArgs{NoFEC: os.Getenv("ACBRIDGE_NETLAB_NO_FEC") == "1"})
 			l.Loss(pct)
-			r := kioskIn(t, l, kioskArgs{URL: url, CAFile: ca, Replays: 3, Turns: 3}, 150*time.Second)
+			r := kioskIn(t, l, kioskArgs{URL: url, CAFile: ca, Replays: 3, Turns: 3, ToneHz: toneHz,
+				NoFEC: os.Getenv("ACBRIDGE_NETLAB_NO_MIC_FEC") == "1"}, 150*time.Second)
 			if r.Err != "" {
 				t.Fatalf("kiosk: %s\nagent:\n%s", r.Err, agentProc.Log())
 			}
-			got, _ := heard(t, agentProc.Log())
-			micFrac := float64(got) / float64(r.MicSent)
+			turns := heard(t, agentProc.Log())
+			mic := heardSum(turns)
+			micFrac := float64(mic.Packets) / float64(r.MicSent)
+			micDelivered := float64(mic.Packets+mic.Recovered) / float64(r.MicSent)
 			replyFrac := float64(r.ReplyRecv) / float64(r.ReplyRecv+r.ReplyLost)
 			delivered := float64(r.ReplyRecv+r.Recovered) / float64(r.ReplyRecv+r.ReplyLost)
-			t.Logf("loss %d %%: set-up median %.0f ms %v; replay median %.0f ms %v (%d failed %v); mic packets %d/%d (%.1f %%); agent packets %d of %d (%.1f %%, %d with an FEC copy), %d recovered by FEC, %d concealed: %.1f %% delivered",
+			var tone agent.AudioTurn
+			if len(turns) > 0 {
+				tone = turns[len(turns)-1]
+			}
+			t.Logf("loss %d %%: set-up median %.0f ms %v; replay median %.0f ms %v (%d failed %v); mic packets %d/%d (%.1f %%, %d with an FEC copy), %d recovered by FEC, %d concealed: %.1f %% delivered; agent packets %d of %d (%.1f %%, %d with an FEC copy), %d recovered by FEC, %d concealed: %.1f %% delivered; tone %d Hz at the agent: %.2f Hz, %.1f dB SNR (%d lost, %d recovered)",
 				pct, median(r.SetupMs), r.SetupMs, median(r.ReplayMs), r.ReplayMs, len(r.ReplayFails), r.ReplayFails,
-				got, r.MicSent, 100*micFrac, r.ReplyRecv, r.ReplyRecv+r.ReplyLost, 100*replyFrac, r.WithFEC, r.Recovered, r.Concealed, 100*delivered)
+				mic.Packets, r.MicSent, 100*micFrac, mic.WithFEC, mic.Recovered, mic.Concealed, 100*micDelivered,
+				r.ReplyRecv, r.ReplyRecv+r.ReplyLost, 100*replyFrac, r.WithFEC, r.Recovered, r.Concealed, 100*delivered,
+				toneHz, tone.Levels.Dominant, tone.Levels.ToneSNR, tone.Lost, tone.Recovered)
 			if len(r.ReplayFails) > 0 {
 				t.Errorf("replays failed: %v", r.ReplayFails)
 			}
-			// The agent's voice carries FEC copies (SILK adds them to
-			// frames of speech only), whatever the loss drew: without
-			// them no lost frame can be recovered.
+			// Both voices carry FEC copies (SILK adds them to frames of
+			// speech only), whatever the loss drew: without them no lost
+			// frame can be recovered.
 			if r.WithFEC*3 < r.ReplyRecv {
 				t.Errorf("%d of %d agent packets carry an in-band FEC copy; want at least a third", r.WithFEC, r.ReplyRecv)
+			}
+			if mic.WithFEC*3 < mic.Packets {
+				t.Errorf("%d of %d microphone packets carry an in-band FEC copy; want at least a third", mic.WithFEC, mic.Packets)
+			}
+			if len(turns) != 4 || math.Abs(tone.Levels.Dominant-toneHz) > 1 {
+				t.Errorf("the agent heard %d turns, the last at %.2f Hz; want 4, the last at %d ± 1 Hz", len(turns), tone.Levels.Dominant, toneHz)
+			}
+			// A frame concealed rather than recovered (two lost in a row,
+			// about one run in three at 10 %) costs the tone 5–15 dB: the
+			// SNR is asserted only where FEC recovered every lost frame.
+			if tone.Concealed == 0 && tone.Levels.ToneSNR < 20 {
+				t.Errorf("tone at %.1f dB SNR with every lost frame recovered; want ≥ 20 dB", tone.Levels.ToneSNR)
 			}
 		})
 	}
