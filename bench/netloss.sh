@@ -2,9 +2,10 @@
 # The voice path across an impaired network (internal/testutil/netlab): the kiosk
 # and the reference agent in two network namespaces with N % random loss
 # each way (nftables), for N in 0 2 5 10 20 (or the arguments). Prints one
-# line per loss: set-up and walkthrough replay medians, microphone and
-# agent packets through, frames recovered through FEC. Needs root,
-# iproute2 and nftables (scripts/install-deps.sh test).
+# line per loss: set-up and walkthrough replay medians; microphone and
+# agent packets through, frames recovered through FEC and concealed, each
+# way; a 1004 Hz tone's frequency and SNR as the agent decoded it. Needs
+# root, iproute2 and nftables (scripts/install-deps.sh test).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export GOFLAGS=-mod=mod
