@@ -25,7 +25,9 @@ const toneHz = 1004
 // time, audio packets through each way, frames recovered through FEC, the
 // tone's frequency and SNR at the agent) are logged. Each direction's
 // packets must carry FEC copies. ACBRIDGE_NETLAB_LOSS ("0 2 5 10 20")
-// replaces the percentages (bench/netloss.sh); ACBRIDGE_NETLAB_NO_FEC=1
+// replaces the percentages (bench/netloss.sh); ACBRIDGE_NETLAB_JITTER
+// ("30ms") adds a row without loss whose agent → kiosk datagrams are held
+// back by up to twice that (Lab.Jitter); ACBRIDGE_NETLAB_NO_FEC=1
 // encodes the agent's voice without in-band FEC, and
 // ACBRIDGE_NETLAB_NO_MIC_FEC=1 the kiosk's microphone, to see the test
 // fail.
@@ -41,12 +43,35 @@ func TestVoiceUnderLoss(t *testing.T) {
 			pcts = append(pcts, n)
 		}
 	}
+	type row struct {
+		pct    int
+		jitter time.Duration
+	}
+	var rows []row
 	for _, pct := range pcts {
-		t.Run(pctName(pct), func(t *testing.T) {
+		rows = append(rows, row{pct: pct})
+	}
+	if env := os.Getenv("ACBRIDGE_NETLAB_JITTER"); env != "" {
+		d, err := time.ParseDuration(env)
+		if err != nil || d <= 0 {
+			t.Fatalf("ACBRIDGE_NETLAB_JITTER: %q is not a positive duration", env)
+		}
+		rows = append(rows, row{jitter: d})
+	}
+	for _, rw := range rows {
+		pct := rw.pct
+		name := pctName(pct)
+		if rw.jitter > 0 {
+			name = "jitter" + rw.jitter.String()
+		}
+		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			l := netlab.New(t)
 			url, ca, agentProc := agentWith(t, l, agentArgs{NoFEC: os.Getenv("ACBRIDGE_NETLAB_NO_FEC") == "1"})
 			l.Loss(pct)
+			if rw.jitter > 0 {
+				l.Jitter(rw.jitter)
+			}
 			r := kioskIn(t, l, kioskArgs{URL: url, CAFile: ca, Replays: 3, Turns: 3, ToneHz: toneHz,
 				NoFEC: os.Getenv("ACBRIDGE_NETLAB_NO_MIC_FEC") == "1"}, 150*time.Second)
 			if r.Err != "" {
@@ -62,8 +87,8 @@ func TestVoiceUnderLoss(t *testing.T) {
 			if len(turns) > 0 {
 				tone = turns[len(turns)-1]
 			}
-			t.Logf("loss %d %%: set-up median %.0f ms %v; replay median %.0f ms %v (%d failed %v); mic packets %d/%d (%.1f %%, %d with an FEC copy), %d recovered by FEC, %d concealed: %.1f %% delivered; agent packets %d of %d (%.1f %%, %d with an FEC copy), %d recovered by FEC, %d concealed: %.1f %% delivered; tone %d Hz at the agent: %.2f Hz, %.1f dB SNR (%d lost, %d recovered)",
-				pct, median(r.SetupMs), r.SetupMs, median(r.ReplayMs), r.ReplayMs, len(r.ReplayFails), r.ReplayFails,
+			t.Logf("%s: set-up median %.0f ms %v; replay median %.0f ms %v (%d failed %v); mic packets %d/%d (%.1f %%, %d with an FEC copy), %d recovered by FEC, %d concealed: %.1f %% delivered; agent packets %d of %d (%.1f %%, %d with an FEC copy), %d recovered by FEC, %d concealed: %.1f %% delivered; tone %d Hz at the agent: %.2f Hz, %.1f dB SNR (%d lost, %d recovered)",
+				rowName(pct, rw.jitter), median(r.SetupMs), r.SetupMs, median(r.ReplayMs), r.ReplayMs, len(r.ReplayFails), r.ReplayFails,
 				mic.Packets, r.MicSent, 100*micFrac, mic.WithFEC, mic.Recovered, mic.Concealed, 100*micDelivered,
 				r.ReplyRecv, r.ReplyRecv+r.ReplyLost, 100*replyFrac, r.WithFEC, r.Recovered, r.Concealed, 100*delivered,
 				toneHz, tone.Levels.Dominant, tone.Levels.ToneSNR, tone.Lost, tone.Recovered)
@@ -93,6 +118,14 @@ func TestVoiceUnderLoss(t *testing.T) {
 }
 
 func pctName(pct int) string { return fmt.Sprintf("%dpct", pct) }
+
+// rowName names a row in the log (bench/netloss.sh picks it up).
+func rowName(pct int, jitter time.Duration) string {
+	if jitter > 0 {
+		return fmt.Sprintf("loss %d %%, jitter up to %v", pct, 2*jitter)
+	}
+	return fmt.Sprintf("loss %d %%", pct)
+}
 
 func median(v []float64) float64 {
 	if len(v) == 0 {
