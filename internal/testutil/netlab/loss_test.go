@@ -104,14 +104,18 @@ func TestVoiceUnderLoss(t *testing.T) {
 			if mic.WithFEC*3 < mic.Packets {
 				t.Errorf("%d of %d microphone packets carry an in-band FEC copy; want at least a third", mic.WithFEC, mic.Packets)
 			}
-			if len(turns) != 4 || math.Abs(tone.Levels.Dominant-toneHz) > 1 {
-				t.Errorf("the agent heard %d turns, the last at %.2f Hz; want 4, the last at %d ± 1 Hz", len(turns), tone.Levels.Dominant, toneHz)
+			if len(turns) != 4 {
+				t.Fatalf("the agent heard %d turns; want 4", len(turns))
 			}
 			// A frame concealed rather than recovered (two lost in a row,
-			// about one run in three at 10 %) costs the tone 5–15 dB: the
-			// SNR is asserted only where FEC recovered every lost frame.
-			if tone.Concealed == 0 && tone.Levels.ToneSNR < 20 {
-				t.Errorf("tone at %.1f dB SNR with every lost frame recovered; want ≥ 20 dB", tone.Levels.ToneSNR)
+			// about one run in three at 10 %), or a longer gap left
+			// silent, costs the tone 5–15 dB and can move its measured
+			// frequency: both are asserted only where FEC recovered every
+			// lost frame of it.
+			if tone.Recovered == tone.Lost {
+				if math.Abs(tone.Levels.Dominant-toneHz) > 1 || tone.Levels.ToneSNR < 20 {
+					t.Errorf("tone at %.2f Hz, %.1f dB SNR with every lost frame recovered; want %d ± 1 Hz at ≥ 20 dB", tone.Levels.Dominant, tone.Levels.ToneSNR, toneHz)
+				}
 			}
 		})
 	}
