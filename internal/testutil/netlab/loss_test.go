@@ -87,11 +87,11 @@ func TestVoiceUnderLoss(t *testing.T) {
 			if len(turns) > 0 {
 				tone = turns[len(turns)-1]
 			}
-			t.Logf("%s: set-up median %.0f ms %v; replay median %.0f ms %v (%d failed %v); mic packets %d/%d (%.1f %%, %d with an FEC copy), %d recovered by FEC, %d concealed: %.1f %% delivered; agent packets %d of %d (%.1f %%, %d with an FEC copy), %d recovered by FEC, %d concealed: %.1f %% delivered; tone %d Hz at the agent: %.2f Hz, %.1f dB SNR (%d lost, %d recovered)",
+			t.Logf("%s: set-up median %.0f ms %v; replay median %.0f ms %v (%d failed %v); mic packets %d/%d (%.1f %%, %d with an FEC copy), %d recovered by FEC, %d concealed: %.1f %% delivered; agent packets %d of %d (%.1f %%, %d with an FEC copy), %d recovered by FEC, %d concealed: %.1f %% delivered; tone %d Hz at the agent: %.2f Hz, %.1f dB SNR (%d lost, %d recovered); SCTP handshakes given up: kiosk %d, agent %d",
 				rowName(pct, rw.jitter), median(r.SetupMs), r.SetupMs, median(r.ReplayMs), r.ReplayMs, len(r.ReplayFails), r.ReplayFails,
 				mic.Packets, r.MicSent, 100*micFrac, mic.WithFEC, mic.Recovered, mic.Concealed, 100*micDelivered,
 				r.ReplyRecv, r.ReplyRecv+r.ReplyLost, 100*replyFrac, r.WithFEC, r.Recovered, r.Concealed, 100*delivered,
-				toneHz, tone.Levels.Dominant, tone.Levels.ToneSNR, tone.Lost, tone.Recovered)
+				toneHz, tone.Levels.Dominant, tone.Levels.ToneSNR, tone.Lost, tone.Recovered, r.SCTPGiveUps, sctpGiveUps(agentProc.Log()))
 			if len(r.ReplayFails) > 0 {
 				t.Errorf("replays failed: %v", r.ReplayFails)
 			}

@@ -117,6 +117,8 @@ type kioskResult struct {
 	// A roam's: the address move to the restart's end, and restarts seen.
 	RecoveredMs float64
 	Restarts    int64
+	// SCTPGiveUps is filled in by kioskIn from the kiosk's log.
+	SCTPGiveUps int
 	Err         string
 }
 
@@ -325,7 +327,14 @@ func kioskIn(t *testing.T, l *netlab.Lab, a kioskArgs, d time.Duration) kioskRes
 	if r.Err != "" {
 		t.Logf("kiosk's log:\n%s", stderr.String())
 	}
+	r.SCTPGiveUps = sctpGiveUps(stderr.String())
 	return r
+}
+
+// sctpGiveUps counts the SCTP handshakes pion abandoned in a log (its
+// INIT or COOKIE ECHO retransmitted to its limit).
+func sctpGiveUps(log string) int {
+	return strings.Count(log, "retransmission failure: T1-")
 }
 
 func mustJSON(v any) string {
