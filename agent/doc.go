@@ -106,7 +106,10 @@
 // Both transports drive the same conversation through one loop
 // (converse) and one way out (deliver), behind sessionConn. Unlike
 // package client, this package needs cgo: the reference agent encodes its
-// reply voice and decodes the client's turns with libopus (package audio).
+// reply voice and decodes the client's turns with libopus (package audio),
+// recovering a lost frame from the next packet's in-band FEC copy (RFC
+// 6716 §4.2.4) as the kiosk does, so that a test measures what a kiosk's
+// microphone gets through a lossy link (AudioTurn.Recovered).
 // The agent checker does not import it (package conformance only in
 // tests), so cmd/acbridge-check still builds with CGO_ENABLED=0.
 package agent

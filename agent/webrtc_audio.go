@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/agentcall/acbridge/audio"
+	audiowire "github.com/agentcall/acbridge/audio/wire"
 	"github.com/pion/rtp"
 	"github.com/pion/webrtc/v4/pkg/media"
 )
@@ -24,6 +25,9 @@ const (
 	// maxTurnAnalysis is how much of a turn's audio is kept to measure its
 	// level and pitch; later packets are counted only.
 	maxTurnAnalysis = 10 * time.Second
+	// maxConcealedGap bounds loss concealment, as the kiosk does: a longer
+	// gap is not speech worth extrapolating.
+	maxConcealedGap = 6
 )
 
 // AudioTurn is what arrived during one explicit audio turn: counts and
@@ -34,6 +38,12 @@ type AudioTurn struct {
 	Packets      int  // Opus packets received inside the turn
 	Lost         int  // gaps in their RTP sequence numbers
 	DecodeErrors int  // packets libopus refused
+	// WithFEC of the packets carry an in-band FEC copy of the frame
+	// before them (audiowire.HasLBRR); Recovered lost frames were decoded from
+	// such a copy, Concealed ones extrapolated.
+	WithFEC   int
+	Recovered int
+	Concealed int
 	// Levels of the decoded audio (its first maxTurnAnalysis).
 	Levels audio.Levels
 }
@@ -82,23 +92,60 @@ func (ta *turnAudio) packet(p *rtp.Packet) int64 {
 	}
 	t := ta.cur
 	t.Packets++
-	if t.Packets > 1 {
-		// A gap before a turn's first packet is the silence between turns.
-		t.Lost += gap
-	}
 	ta.lastAt = time.Now()
 	if len(p.Payload) == 0 {
 		return t.Turn
+	}
+	if audiowire.HasLBRR(p.Payload) {
+		t.WithFEC++
+	}
+	// A gap before a turn's first packet is the silence between turns.
+	if t.Packets > 1 && gap > 0 {
+		t.Lost += gap
+		if gap <= maxConcealedGap {
+			ta.conceal(t, gap, p.Payload)
+		}
 	}
 	pcm, err := ta.dec.Decode(p.Payload)
 	if err != nil {
 		t.DecodeErrors++
 		return t.Turn
 	}
+	ta.keep(pcm)
+	return t.Turn
+}
+
+// conceal fills a gap of lost packets before payload as the kiosk does
+// for the agent's voice: the last frame from payload's in-band FEC copy
+// when it carries one, the others by extrapolation. ta.mu is held.
+func (ta *turnAudio) conceal(t *AudioTurn, lost int, payload []byte) {
+	fec := audiowire.HasLBRR(payload)
+	if n := lost - btoi(fec); n > 0 {
+		if pcm, err := ta.dec.DecodeLost(time.Duration(n) * audio.FrameDuration); err == nil {
+			t.Concealed += n
+			ta.keep(pcm)
+		}
+	}
+	if fec {
+		if pcm, err := ta.dec.DecodeFEC(payload); err == nil {
+			t.Recovered++
+			ta.keep(pcm)
+		}
+	}
+}
+
+// keep adds decoded audio to what the turn's levels are measured on.
+func (ta *turnAudio) keep(pcm []int16) {
 	if len(ta.pcm) < int(maxTurnAnalysis*audio.SampleRate/time.Second) {
 		ta.pcm = append(ta.pcm, pcm...)
 	}
-	return t.Turn
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // openTurn starts counting for turn.
@@ -147,7 +194,7 @@ func (ta *turnAudio) closeTurn(committed bool, report func(AudioTurn)) AudioTurn
 	}
 	cur.Committed, cur.Levels = committed, lv
 	ta.log.Info("agent: audio turn closed", "turn", cur.Turn, "committed", committed, "packets", cur.Packets, "lost", cur.Lost,
-		"decode_errors", cur.DecodeErrors, "level_dbfs", round1(audio.DBFS(lv.RMS)), "dominant_hz", round1(lv.Dominant))
+		"recovered", cur.Recovered, "concealed", cur.Concealed, "decode_errors", cur.DecodeErrors, "level_dbfs", round1(audio.DBFS(lv.RMS)), "dominant_hz", round1(lv.Dominant))
 	if report != nil {
 		report(*cur)
 	}

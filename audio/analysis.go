@@ -19,12 +19,14 @@ type Levels struct {
 	Clipped    int     // samples at the rails (-32768 or 32767)
 	NoiseFloor float64 // RMS of the quietest 20 ms windows (10th percentile)
 	Dominant   float64 // strongest frequency in Hz, 0 for silence
+	// ToneSNR is ToneSNR at Dominant, in dB: meaningful for a tone only.
+	ToneSNR float64
 }
 
 // Analyze measures pcm at SampleRate.
 func Analyze(pcm []int16) Levels {
 	peak, clipped := Peak(pcm)
-	return Levels{
+	lv := Levels{
 		Duration:   time.Duration(len(pcm)) * time.Second / SampleRate,
 		RMS:        RMS(pcm),
 		Peak:       peak,
@@ -32,6 +34,8 @@ func Analyze(pcm []int16) Levels {
 		NoiseFloor: NoiseFloor(pcm, SampleRate),
 		Dominant:   DominantFrequency(pcm, SampleRate),
 	}
+	lv.ToneSNR = ToneSNR(pcm, SampleRate, lv.Dominant)
+	return lv
 }
 
 // DBFS converts a level (fraction of full scale) to decibels relative to

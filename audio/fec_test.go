@@ -5,26 +5,8 @@ import (
 	"testing"
 
 	"github.com/agentcall/acbridge/audio"
+	"github.com/agentcall/acbridge/audio/audiotest"
 )
-
-// speechLike is a voiced signal the encoder's speech detector takes for
-// speech (a harmonic series, its pitch gliding and its level changing at a
-// syllable's rate): SILK adds the FEC copy only to frames it deems active
-// speech, never to a steady tone.
-func speechLike(n int) []int16 {
-	pcm := make([]int16, n)
-	for i := range pcm {
-		x := float64(i) / audio.SampleRate
-		env := 0.6 + 0.4*math.Sin(2*math.Pi*4*x)
-		ph := 2 * math.Pi * (150*x + 10*math.Sin(2*math.Pi*3*x)/(2*math.Pi*3))
-		var v float64
-		for h := 1; h <= 12; h++ {
-			v += math.Sin(float64(h)*ph) / float64(h)
-		}
-		pcm[i] = int16(6000 * env * v)
-	}
-	return pcm
-}
 
 // The encoder's packets carry in-band FEC: a frame lost on the way is
 // recovered from the next packet closer to what arrived intact than the
@@ -32,7 +14,7 @@ func speechLike(n int) []int16 {
 // voiced signal. With FEC off in the encoder, DecodeFEC falls back to the
 // extrapolation for every frame, and this test fails.
 func TestFECRecoversLostFrames(t *testing.T) {
-	packets, err := audio.EncodePCM(speechLike(4*audio.SampleRate), nil)
+	packets, err := audio.EncodePCM(audiotest.SpeechLike(4*audio.SampleRate), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/agentcall/acbridge/audio"
+	"github.com/agentcall/acbridge/audio/audiotest"
 	"github.com/agentcall/acbridge/audio/wire"
 )
 
@@ -11,7 +12,7 @@ import (
 // with in-band FEC carries copies in most packets once speech is under
 // way; encoded without, none does.
 func TestHasLBRR(t *testing.T) {
-	pcm := speechLike(2 * audio.SampleRate)
+	pcm := audiotest.SpeechLike(2 * audio.SampleRate)
 	count := func(o *audio.EncoderOptions) int {
 		packets, err := audio.EncodePCM(pcm, o)
 		if err != nil {

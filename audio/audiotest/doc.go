@@ -5,5 +5,6 @@
 // can check that the microphone is open only during a turn (docs/architecture.md,
 // principle 3). The microphone itself needs no fake: mediadevices'
 // audiotest driver, selected with audio.TestDevice, is a real driver
-// producing a known tone (audio.TestToneHz).
+// producing a known tone (audio.TestToneHz); Room's microphone hears what
+// a test has it hear, such as SpeechLike or a Tone.
 package audiotest

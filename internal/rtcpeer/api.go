@@ -39,12 +39,20 @@ var OpusCodec = webrtc.RTPCodecCapability{
 // keeps RFC 4960's 1 s minimum (meant for the open internet of 2007),
 // which on a lossy link turns every lost frame of a conversation into a
 // second's pause (measured: the 69-step walkthrough took 2.5 s at 5 % loss
-// and 9.5 s at 10 % instead of 0.07 s). pion lets only the maximum be set,
-// and the timeout is the smaller of the two: so it is this, a bound above
-// the round trips kiosks see to their agents (tens of milliseconds on a
-// site, up to 200 ms across continents). A longer round trip only costs
-// spurious retransmissions of a few small frames.
-const SCTPRTOMax = 250 * time.Millisecond
+// and 9.5 s at 10 % instead of 0.07 s). pion lets only the maximum be set
+// (not the minimum, nor RACK's tail-loss probe), and the timeout is the
+// smaller of the two: so it is this. 100 ms halved the walkthrough's
+// median at 10 % loss against 250 ms (docs/network.md). On a longer round
+// trip it costs spurious retransmissions of a few small frames, and pion
+// gives up the SCTP handshake after 9 timeouts: a link with a round trip
+// above about 0.9 s cannot open the data channel.
+const SCTPRTOMax = 100 * time.Millisecond
+
+// SCTPMinCwnd keeps the data channel's congestion window at four packets
+// after a retransmission timeout (pion's default drops it to one): a
+// conversation's frames are few and small, and a reply of several events
+// should not wait a round trip per packet after a loss.
+const SCTPMinCwnd = 4 * 1191 // pion's SCTP MTU over DTLS
 
 // DTLSRetransmit is the DTLS handshake's first retransmission interval
 // (pion's default 1 s, doubling): a lost handshake flight on a lossy link
@@ -77,6 +85,7 @@ func NewAPI(tune func(*webrtc.SettingEngine)) (*webrtc.API, error) {
 	s.DetachDataChannels()
 	s.SetSCTPMaxMessageSize(protocol.MaxFrameBytes)
 	s.SetSCTPRTOMax(SCTPRTOMax)
+	s.SetSCTPMinCwnd(SCTPMinCwnd)
 	s.SetDTLSRetransmissionInterval(DTLSRetransmit)
 	s.SetICEMulticastDNSMode(ice.MulticastDNSModeDisabled)
 	// pion waits before nominating a pair whose candidate is not a host

@@ -4,10 +4,12 @@
 // firewall that drops every UDP datagram and every TCP connection but to
 // port 443, the case of hotel and hospital networks the kiosk must still
 // reach its agent through (a TURN server over TLS on 443). Nothing leaves
-// the two namespaces. This machine's kernels have no netem qdisc, so delay
-// and jitter are not modelled here.
+// the two namespaces. This machine's kernels have neither a netem qdisc
+// nor nfnetlink_queue, so Jitter delays the agent's datagrams to the kiosk
+// itself, through a TUN device in the agent's namespace; the kiosk's
+// datagrams are not delayed.
 //
 // Tests only: it needs root (CAP_SYS_ADMIN, CAP_NET_ADMIN), iproute2 and
-// nftables, and ends the test (Fatal under ACBRIDGE_REQUIRE_SERVICES,
+// nftables (Jitter also /dev/net/tun and sysctl), and ends the test (Fatal under ACBRIDGE_REQUIRE_SERVICES,
 // Skip otherwise) when one is missing.
 package netlab

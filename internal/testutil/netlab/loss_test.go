@@ -2,6 +2,7 @@ package netlab_test
 
 import (
 	"fmt"
+	"math"
 	"os"
 	"slices"
 	"strconv"
@@ -9,16 +10,27 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentcall/acbridge/agent"
 	"github.com/agentcall/acbridge/internal/testutil/netlab"
 )
 
+// toneHz is the test tone of the last turn: telephony's 1004 Hz, which
+// SILK's activity detector takes for speech, so lost frames of it are
+// recovered through FEC like speech (audio.TestToneThroughConcealment).
+const toneHz = 1004
+
 // The kiosk and the reference agent in two namespaces with pct % random
-// loss each way: the walkthrough is replayed and push-to-talk turns are
-// held, and the figures (set-up, replay time, audio packets through each
-// way, frames recovered through FEC) are logged. ACBRIDGE_NETLAB_LOSS
-// ("0 2 5 10 20") replaces the percentages (bench/netloss.sh);
-// ACBRIDGE_NETLAB_NO_FEC=1 encodes the agent's voice without in-band FEC,
-// to see the test fail.
+// loss each way: the walkthrough is replayed and push-to-talk turns of
+// speech are held, then one of a tone, and the figures (set-up, replay
+// time, audio packets through each way, frames recovered through FEC, the
+// tone's frequency and SNR at the agent) are logged. Each direction's
+// packets must carry FEC copies. ACBRIDGE_NETLAB_LOSS ("0 2 5 10 20")
+// replaces the percentages (bench/netloss.sh); ACBRIDGE_NETLAB_JITTER
+// ("30ms") adds a row without loss whose agent → kiosk datagrams are held
+// back by up to twice that (Lab.Jitter); ACBRIDGE_NETLAB_NO_FEC=1
+// encodes the agent's voice without in-band FEC, and
+// ACBRIDGE_NETLAB_NO_MIC_FEC=1 the kiosk's microphone, to see the test
+// fail.
 func TestVoiceUnderLoss(t *testing.T) {
 	pcts := []int{0, 5, 10}
 	if env := os.Getenv("ACBRIDGE_NETLAB_LOSS"); env != "" {
@@ -31,37 +43,93 @@ func TestVoiceUnderLoss(t *testing.T) {
 			pcts = append(pcts, n)
 		}
 	}
+	type row struct {
+		pct    int
+		jitter time.Duration
+	}
+	var rows []row
 	for _, pct := range pcts {
-		t.Run(pctName(pct), func(t *testing.T) {
+		rows = append(rows, row{pct: pct})
+	}
+	if env := os.Getenv("ACBRIDGE_NETLAB_JITTER"); env != "" {
+		d, err := time.ParseDuration(env)
+		if err != nil || d <= 0 {
+			t.Fatalf("ACBRIDGE_NETLAB_JITTER: %q is not a positive duration", env)
+		}
+		rows = append(rows, row{jitter: d})
+	}
+	for _, rw := range rows {
+		pct := rw.pct
+		name := pctName(pct)
+		if rw.jitter > 0 {
+			name = "jitter" + rw.jitter.String()
+		}
+		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			l := netlab.New(t)
 			url, ca, agentProc := agentWith(t, l, agentArgs{NoFEC: os.Getenv("ACBRIDGE_NETLAB_NO_FEC") == "1"})
 			l.Loss(pct)
-			r := kioskIn(t, l, kioskArgs{URL: url, CAFile: ca, Replays: 3, Turns: 3}, 150*time.Second)
+			if rw.jitter > 0 {
+				l.Jitter(rw.jitter)
+			}
+			r := kioskIn(t, l, kioskArgs{URL: url, CAFile: ca, Replays: 3, Turns: 3, ToneHz: toneHz,
+				NoFEC: os.Getenv("ACBRIDGE_NETLAB_NO_MIC_FEC") == "1"}, 150*time.Second)
 			if r.Err != "" {
 				t.Fatalf("kiosk: %s\nagent:\n%s", r.Err, agentProc.Log())
 			}
-			got, _ := heard(t, agentProc.Log())
-			micFrac := float64(got) / float64(r.MicSent)
+			turns := heard(t, agentProc.Log())
+			mic := heardSum(turns)
+			micFrac := float64(mic.Packets) / float64(r.MicSent)
+			micDelivered := float64(mic.Packets+mic.Recovered) / float64(r.MicSent)
 			replyFrac := float64(r.ReplyRecv) / float64(r.ReplyRecv+r.ReplyLost)
 			delivered := float64(r.ReplyRecv+r.Recovered) / float64(r.ReplyRecv+r.ReplyLost)
-			t.Logf("loss %d %%: set-up median %.0f ms %v; replay median %.0f ms %v (%d failed %v); mic packets %d/%d (%.1f %%); agent packets %d of %d (%.1f %%, %d with an FEC copy), %d recovered by FEC, %d concealed: %.1f %% delivered",
-				pct, median(r.SetupMs), r.SetupMs, median(r.ReplayMs), r.ReplayMs, len(r.ReplayFails), r.ReplayFails,
-				got, r.MicSent, 100*micFrac, r.ReplyRecv, r.ReplyRecv+r.ReplyLost, 100*replyFrac, r.WithFEC, r.Recovered, r.Concealed, 100*delivered)
+			var tone agent.AudioTurn
+			if len(turns) > 0 {
+				tone = turns[len(turns)-1]
+			}
+			t.Logf("%s: set-up median %.0f ms %v; replay median %.0f ms %v (%d failed %v); mic packets %d/%d (%.1f %%, %d with an FEC copy), %d recovered by FEC, %d concealed: %.1f %% delivered; agent packets %d of %d (%.1f %%, %d with an FEC copy), %d recovered by FEC, %d concealed: %.1f %% delivered; tone %d Hz at the agent: %.2f Hz, %.1f dB SNR (%d lost, %d recovered); SCTP handshakes given up: kiosk %d, agent %d",
+				rowName(pct, rw.jitter), median(r.SetupMs), r.SetupMs, median(r.ReplayMs), r.ReplayMs, len(r.ReplayFails), r.ReplayFails,
+				mic.Packets, r.MicSent, 100*micFrac, mic.WithFEC, mic.Recovered, mic.Concealed, 100*micDelivered,
+				r.ReplyRecv, r.ReplyRecv+r.ReplyLost, 100*replyFrac, r.WithFEC, r.Recovered, r.Concealed, 100*delivered,
+				toneHz, tone.Levels.Dominant, tone.Levels.ToneSNR, tone.Lost, tone.Recovered, r.SCTPGiveUps, sctpGiveUps(agentProc.Log()))
 			if len(r.ReplayFails) > 0 {
 				t.Errorf("replays failed: %v", r.ReplayFails)
 			}
-			// The agent's voice carries FEC copies (SILK adds them to
-			// frames of speech only), whatever the loss drew: without
-			// them no lost frame can be recovered.
+			// Both voices carry FEC copies (SILK adds them to frames of
+			// speech only), whatever the loss drew: without them no lost
+			// frame can be recovered.
 			if r.WithFEC*3 < r.ReplyRecv {
 				t.Errorf("%d of %d agent packets carry an in-band FEC copy; want at least a third", r.WithFEC, r.ReplyRecv)
+			}
+			if mic.WithFEC*3 < mic.Packets {
+				t.Errorf("%d of %d microphone packets carry an in-band FEC copy; want at least a third", mic.WithFEC, mic.Packets)
+			}
+			if len(turns) != 4 {
+				t.Fatalf("the agent heard %d turns; want 4", len(turns))
+			}
+			// A frame concealed rather than recovered (two lost in a row,
+			// about one run in three at 10 %), or a longer gap left
+			// silent, costs the tone 5–15 dB and can move its measured
+			// frequency: both are asserted only where FEC recovered every
+			// lost frame of it.
+			if tone.Recovered == tone.Lost {
+				if math.Abs(tone.Levels.Dominant-toneHz) > 1 || tone.Levels.ToneSNR < 20 {
+					t.Errorf("tone at %.2f Hz, %.1f dB SNR with every lost frame recovered; want %d ± 1 Hz at ≥ 20 dB", tone.Levels.Dominant, tone.Levels.ToneSNR, toneHz)
+				}
 			}
 		})
 	}
 }
 
 func pctName(pct int) string { return fmt.Sprintf("%dpct", pct) }
+
+// rowName names a row in the log (bench/netloss.sh picks it up).
+func rowName(pct int, jitter time.Duration) string {
+	if jitter > 0 {
+		return fmt.Sprintf("loss %d %%, jitter up to %v", pct, 2*jitter)
+	}
+	return fmt.Sprintf("loss %d %%", pct)
+}
 
 func median(v []float64) float64 {
 	if len(v) == 0 {

@@ -39,7 +39,7 @@ func TestRoamKeepsSession(t *testing.T) {
 			turns++
 		}
 	}
-	got, _ := heard(t, agentProc.Log())
+	got := heardSum(heard(t, agentProc.Log())).Packets
 	t.Logf("address moved: path back after %.0f ms (%d ICE restart); agent heard %d turns, %d packets; kiosk got %d agent packets",
 		r.RecoveredMs, r.Restarts, turns, got, r.ReplyRecv)
 	// The kiosk sees its address go within half a second; the restart

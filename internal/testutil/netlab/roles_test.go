@@ -18,6 +18,7 @@ import (
 
 	"github.com/agentcall/acbridge/agent"
 	"github.com/agentcall/acbridge/audio"
+	"github.com/agentcall/acbridge/audio/audiotest"
 	"github.com/agentcall/acbridge/client"
 	"github.com/agentcall/acbridge/client/clienttest"
 	"github.com/agentcall/acbridge/conformance"
@@ -93,6 +94,11 @@ type kioskArgs struct {
 	// the kiosk's address replaced by this one, one more turn.
 	MoveTo       string
 	NoICERestart bool
+	// NoFEC encodes the microphone without in-band FEC.
+	NoFEC bool
+	// ToneHz, if set, adds a last turn in which the microphone hears a
+	// tone at this frequency instead of speech.
+	ToneHz float64
 }
 
 // kioskResult is what the kiosk role measured.
@@ -111,6 +117,8 @@ type kioskResult struct {
 	// A roam's: the address move to the restart's end, and restarts seen.
 	RecoveredMs float64
 	Restarts    int64
+	// SCTPGiveUps is filled in by kioskIn from the kiosk's log.
+	SCTPGiveUps int
 	Err         string
 }
 
@@ -169,17 +177,21 @@ func measure(a kioskArgs) (r kioskResult) {
 		tr.Close(nil)
 	}
 	if a.Turns > 0 {
-		if err := talk(ctx, ag, opts(), a.Turns, &r); err != nil {
+		if err := talk(ctx, ag, opts(), a, &r); err != nil {
 			r.Err = err.Error()
 		}
 	}
 	return r
 }
 
-// talk holds turns push-to-talk turns of 50 microphone packets each and
-// waits for each reply's run to complete.
-func talk(ctx context.Context, ag *client.Discovered, o *client.WebRTCOptions, turns int, r *kioskResult) error {
-	mic, err := audio.NewMic(&audio.MicOptions{Device: audio.TestDevice})
+// talk holds push-to-talk turns of 50 microphone packets each, speech
+// (SILK copies only speech into the next packet as FEC) and a last one of
+// a tone if a.ToneHz is set, and waits for each reply's run to complete.
+func talk(ctx context.Context, ag *client.Discovered, o *client.WebRTCOptions, a kioskArgs, r *kioskResult) error {
+	// The room's speaker is not the kiosk's (that is discardSink): the
+	// microphone hears only the talker.
+	room := audiotest.NewRoom(audio.NewEchoPath(10*time.Millisecond, 60, 50*time.Millisecond, 50*time.Millisecond, 1))
+	mic, err := audio.NewMic(&audio.MicOptions{Driver: room.Mic(), Encoder: audio.EncoderOptions{NoFEC: a.NoFEC}})
 	if err != nil {
 		return err
 	}
@@ -203,7 +215,14 @@ func talk(ctx context.Context, ag *client.Discovered, o *client.WebRTCOptions, t
 	if err != nil {
 		return err
 	}
-	for i := 0; i < turns; i++ {
+	for i := 0; i < a.Turns; i++ {
+		room.Talk(audiotest.SpeechLike(2 * audio.SampleRate))
+		if err := oneTurn(ctx, s, tr, ptt); err != nil {
+			return err
+		}
+	}
+	if a.ToneHz > 0 {
+		room.Talk(audiotest.Tone(a.ToneHz, 0.25, 2*audio.SampleRate))
 		if err := oneTurn(ctx, s, tr, ptt); err != nil {
 			return err
 		}
@@ -308,7 +327,14 @@ func kioskIn(t *testing.T, l *netlab.Lab, a kioskArgs, d time.Duration) kioskRes
 	if r.Err != "" {
 		t.Logf("kiosk's log:\n%s", stderr.String())
 	}
+	r.SCTPGiveUps = sctpGiveUps(stderr.String())
 	return r
+}
+
+// sctpGiveUps counts the SCTP handshakes pion abandoned in a log (its
+// INIT or COOKIE ECHO retransmitted to its limit).
+func sctpGiveUps(log string) int {
+	return strings.Count(log, "retransmission failure: T1-")
 }
 
 func mustJSON(v any) string {
@@ -319,9 +345,10 @@ func mustJSON(v any) string {
 	return string(b)
 }
 
-// heard sums the agent's audio turns from its log.
-func heard(t *testing.T, log string) (packets, lost int) {
+// heard returns the agent's audio turns from its log.
+func heard(t *testing.T, log string) []agent.AudioTurn {
 	t.Helper()
+	var turns []agent.AudioTurn
 	for _, line := range strings.Split(log, "\n") {
 		rest, ok := strings.CutPrefix(line, "turn ")
 		if !ok {
@@ -331,10 +358,21 @@ func heard(t *testing.T, log string) (packets, lost int) {
 		if err := json.Unmarshal([]byte(rest), &at); err != nil {
 			t.Fatalf("agent turn %q: %v", rest, err)
 		}
-		packets += at.Packets
-		lost += at.Lost
+		turns = append(turns, at)
 	}
-	return packets, lost
+	return turns
+}
+
+// heardSum sums turns' counts.
+func heardSum(turns []agent.AudioTurn) (sum agent.AudioTurn) {
+	for _, at := range turns {
+		sum.Packets += at.Packets
+		sum.Lost += at.Lost
+		sum.WithFEC += at.WithFEC
+		sum.Recovered += at.Recovered
+		sum.Concealed += at.Concealed
+	}
+	return sum
 }
 
 // concat writes the files' contents, one after the other, to dst.

@@ -48,7 +48,7 @@ func TestTURNThroughFirewall(t *testing.T) {
 		if r.Err != "" || len(r.ReplayFails) > 0 {
 			t.Fatalf("through TURN: %s %v\nagent:\n%s", r.Err, r.ReplayFails, agentProc.Log())
 		}
-		got, _ := heard(t, agentProc.Log())
+		got := heardSum(heard(t, agentProc.Log())).Packets
 		t.Logf("through coturn TLS 443: set-up %v ms, replay %v ms; mic packets %d/%d, agent packets %d (%d lost)",
 			r.SetupMs, r.ReplayMs, got, r.MicSent, r.ReplyRecv, r.ReplyLost)
 		if got < int(r.MicSent)*9/10 || r.ReplyRecv == 0 {
