@@ -90,8 +90,15 @@ func Boot(ctx context.Context, o Options) (*VM, error) {
 		// the VM's life.
 		netdev += fmt.Sprintf(",guestfwd=tcp:%s:80-cmd:%s", AgentHost, o.Pipe)
 	}
+	// A guest with a screen runs Chromium, whose processes under TCG on
+	// one virtual CPU were slow enough that it lost its first page (its
+	// network service restarted): two, one thread each (MTTCG).
+	cpus := 1
+	if o.Screen {
+		cpus = 2
+	}
 	args := []string{
-		"-machine", "q35", "-accel", "tcg", "-cpu", "max", "-smp", "1", "-m", fmt.Sprint(o.Memory),
+		"-machine", "q35", "-accel", "tcg", "-cpu", "max", "-smp", fmt.Sprint(cpus), "-m", fmt.Sprint(o.Memory),
 		"-nodefaults", "-no-user-config", "-display", "none", "-monitor", "none",
 		"-kernel", filepath.Join(o.Prepared, "vmlinuz"), "-initrd", o.Initramfs,
 		"-append", strings.TrimSpace("console=ttyS0 panic=-1 loglevel=4 8250.nr_uarts=2 " + o.Append),

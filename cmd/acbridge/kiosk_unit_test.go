@@ -4,12 +4,16 @@ import (
 	"bufio"
 	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/agentcall/acbridge/kiosk"
 	"github.com/agentcall/acbridge/kiosk/kiosktest"
 )
 
@@ -241,5 +245,34 @@ func TestKioskWaitCommand(t *testing.T) {
 	code, out := run("--timeout", "300ms", "--url", "http://"+free+"/")
 	if code != 1 || !strings.Contains(out, "systemctl status acbridge") || !strings.Contains(out, "kiosk.listen") {
 		t.Errorf("nothing on the port: status %d, output %q", code, out)
+	}
+
+	// --shown, as ExecStartPost=: the page served but shown by no browser
+	// fails at the timeout; when the screen's process (MAINPID) has
+	// exited, at once rather than at the timeout.
+	s, err := kiosk.New(&kiosk.Options{Listen: "127.0.0.1:0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	served := make(chan error, 1)
+	go func() { served <- s.Run(context.Background()) }()
+	defer func() { s.Close(); <-served }()
+	if err := kiosk.Wait(t.Context(), s.URL(), nil); err != nil {
+		t.Fatal(err)
+	}
+	if code, out := run("--shown", "--timeout", "300ms", "--url", s.URL()); code != 1 || !strings.Contains(out, "no browser showed it") {
+		t.Errorf("--shown with no page connected: status %d, output %q", code, out)
+	}
+	exited := exec.Command("true")
+	if err := exited.Run(); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("MAINPID", strconv.Itoa(exited.Process.Pid))
+	start := time.Now()
+	if code, out := run("--shown", "--timeout", "60s", "--url", s.URL()); code != 1 || !strings.Contains(out, "exited before a browser showed the page") {
+		t.Errorf("--shown after the screen's process exited: status %d, output %q", code, out)
+	}
+	if d := time.Since(start); d > 30*time.Second {
+		t.Errorf("--shown waited %v for a screen whose process had exited", d)
 	}
 }

@@ -4,6 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"strconv"
+	"syscall"
 	"time"
 
 	"github.com/agentcall/acbridge/kiosk"
@@ -43,10 +46,28 @@ func runKioskWait(ctx context.Context, e *env, args []string) int {
 	wctx, cancel := context.WithTimeout(ctx, *timeout)
 	defer cancel()
 	wait, did := kiosk.Wait, "answers at"
+	var gone <-chan struct{}
 	if *shown {
 		wait, did = kiosk.WaitShown, "is shown from"
+		// As ExecStartPost=, systemd names the browser's compositor in
+		// MAINPID: once it has exited nothing will show the page, and
+		// the wait ends then, not at its timeout.
+		if pid, err := strconv.Atoi(os.Getenv("MAINPID")); err == nil && pid > 0 {
+			var stop context.CancelFunc
+			var done <-chan struct{}
+			wctx, stop = context.WithCancel(wctx)
+			gone, done = watchPID(wctx, pid, stop)
+			defer func() { stop(); <-done }()
+		}
 	}
 	err := wait(wctx, *url, nil)
+	select {
+	case <-gone:
+		fmt.Fprintf(e.Stderr, "acbridge kiosk-wait: the screen's process (pid %s) exited before a browser showed the page at %s; "+
+			"journalctl -u acbridge-kiosk shows why\n", os.Getenv("MAINPID"), *url)
+		return 1
+	default:
+	}
 	switch {
 	case err == nil:
 		fmt.Fprintf(e.Stderr, "acbridge kiosk-wait: the kiosk page %s %s\n", did, *url)
@@ -66,4 +87,28 @@ func runKioskWait(ctx context.Context, e *env, args []string) int {
 			"The URL comes from ACBRIDGE_KIOSK_URL in %s\n", *url, *timeout, kioskDefaults)
 	}
 	return 1
+}
+
+// watchPID closes gone and calls stop once process pid has exited,
+// checking every second until ctx ends; done is closed when it returns.
+func watchPID(ctx context.Context, pid int, stop context.CancelFunc) (gone, done <-chan struct{}) {
+	g, d := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(d)
+		t := time.NewTicker(time.Second)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+			}
+			if err := syscall.Kill(pid, 0); errors.Is(err, syscall.ESRCH) {
+				close(g)
+				stop()
+				return
+			}
+		}
+	}()
+	return g, d
 }
