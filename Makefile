@@ -42,7 +42,8 @@ vet:
 # the cross-built packages under emulation (test-cross, about 11 min warm,
 # 6 of them the booted rollback and the release rings; a cold chroot and
 # emulated toolchain add about 9 min), after the VM tiers (test-vm, about
-# 3 min warm; a cold kernel cache and system root add about 7 min). A whole
+# 6 min warm, the kiosk screen's Chromium under TCG the longest part; a cold
+# kernel cache and system root add about 9 min). A whole
 # warm run took 27 min on 2 cores.
 test: deps vet
 	scripts/check-unit.sh
@@ -121,7 +122,7 @@ repo: deb
 # 8250 UART — and runs acbridge against them (docs/vm.md). The kernel,
 # modules and the out-of-tree gpio-sim are cached per kernel version in
 # /var/cache/acbridge-vm (ACBRIDGE_VM_CACHE); the device tier takes about
-# 45 s warm, 2 min cold. Its system tier (about 2 min warm) boots the amd64 package (built here, amd64 only) in a
+# 45 s warm, 2 min cold. Its system tier (about 4 min warm) boots the amd64 package (built here, amd64 only) in a
 # Debian 12 root with systemd as PID 1 (scripts/vm/system.sh); the root's
 # base is cached beside the kernel.
 .PHONY: test-vm
