@@ -25,9 +25,6 @@ const (
 	// maxTurnAnalysis is how much of a turn's audio is kept to measure its
 	// level and pitch; later packets are counted only.
 	maxTurnAnalysis = 10 * time.Second
-	// maxConcealedGap bounds loss concealment, as the kiosk does: a longer
-	// gap is not speech worth extrapolating.
-	maxConcealedGap = 6
 )
 
 // AudioTurn is what arrived during one explicit audio turn: counts and
@@ -102,7 +99,7 @@ func (ta *turnAudio) packet(p *rtp.Packet) int64 {
 	// A gap before a turn's first packet is the silence between turns.
 	if t.Packets > 1 && gap > 0 {
 		t.Lost += gap
-		if gap <= maxConcealedGap {
+		if gap <= audiowire.MaxConcealedPackets {
 			ta.conceal(t, gap, p.Payload)
 		}
 	}
@@ -116,22 +113,11 @@ func (ta *turnAudio) packet(p *rtp.Packet) int64 {
 }
 
 // conceal fills a gap of lost packets before payload as the kiosk does
-// for the agent's voice: the last frame from payload's in-band FEC copy
-// when it carries one, the others by extrapolation. ta.mu is held.
+// for the agent's voice (audiowire.Conceal). ta.mu is held.
 func (ta *turnAudio) conceal(t *AudioTurn, lost int, payload []byte) {
-	fec := audiowire.HasLBRR(payload)
-	if n := lost - btoi(fec); n > 0 {
-		if pcm, err := ta.dec.DecodeLost(time.Duration(n) * audio.FrameDuration); err == nil {
-			t.Concealed += n
-			ta.keep(pcm)
-		}
-	}
-	if fec {
-		if pcm, err := ta.dec.DecodeFEC(payload); err == nil {
-			t.Recovered++
-			ta.keep(pcm)
-		}
-	}
+	recovered, concealed := audiowire.Conceal(ta.dec, lost, payload, ta.keep)
+	t.Recovered += recovered
+	t.Concealed += concealed
 }
 
 // keep adds decoded audio to what the turn's levels are measured on.
@@ -139,13 +125,6 @@ func (ta *turnAudio) keep(pcm []int16) {
 	if len(ta.pcm) < int(maxTurnAnalysis*audio.SampleRate/time.Second) {
 		ta.pcm = append(ta.pcm, pcm...)
 	}
-}
-
-func btoi(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
 }
 
 // openTurn starts counting for turn.

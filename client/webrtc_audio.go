@@ -12,10 +12,6 @@ import (
 	"github.com/pion/webrtc/v4/pkg/media"
 )
 
-// maxConcealedPackets bounds loss concealment to what libopus can
-// extrapolate in one call (120 ms); a longer gap is left silent.
-const maxConcealedPackets = 6
-
 // WebRTCStats count a WebRTC transport's audio since it was dialed.
 type WebRTCStats struct {
 	PacketsSent     int64 // microphone packets written to the track
@@ -175,7 +171,7 @@ func (t *WebRTCTransport) playTrack(tr *webrtc.TrackRemote) {
 			}
 			if gap > 0 {
 				t.stats.lost.Add(int64(gap))
-				if dec != nil && gap <= maxConcealedPackets {
+				if dec != nil && gap <= wire.MaxConcealedPackets {
 					t.conceal(dec, int(gap), pkt.Payload)
 				}
 			}
@@ -195,33 +191,12 @@ func (t *WebRTCTransport) playTrack(tr *webrtc.TrackRemote) {
 	}
 }
 
-// conceal fills a gap of lost packets before payload: the last of them
-// from payload's in-band FEC copy when the decoder can, the others by
-// extrapolation.
+// conceal fills a gap of lost packets before payload (wire.Conceal) and
+// counts what it recovered and extrapolated.
 func (t *WebRTCTransport) conceal(dec Decoder, lost int, payload []byte) {
-	fd, fec := dec.(FECDecoder)
-	// Only a packet carrying the copy recovers the frame: libopus's FEC
-	// call on one without extrapolates, which is concealment.
-	fec = fec && wire.HasLBRR(payload)
-	if n := lost - btoi(fec); n > 0 {
-		if pcm, err := dec.DecodeLost(time.Duration(n) * wire.FrameDuration); err == nil {
-			t.stats.concealed.Add(int64(n))
-			t.play(pcm)
-		}
-	}
-	if fec {
-		if pcm, err := fd.DecodeFEC(payload); err == nil {
-			t.stats.recovered.Add(1)
-			t.play(pcm)
-		}
-	}
-}
-
-func btoi(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
+	recovered, concealed := wire.Conceal(dec, lost, payload, func(pcm []int16) { t.play(pcm) })
+	t.stats.recovered.Add(int64(recovered))
+	t.stats.concealed.Add(int64(concealed))
 }
 
 func (t *WebRTCTransport) play(pcm []int16) bool {
