@@ -45,21 +45,13 @@ func WaitShown(ctx context.Context, pageURL string, o *WaitOptions) error {
 	if err := Wait(ctx, pageURL, o); err != nil {
 		return err
 	}
-	opt := o.withDefaults()
-	client := waitClient()
-	defer client.CloseIdleConnections()
-	for {
-		if pagesConnected(ctx, client, "http://"+addr+"/healthz/pages", opt.Attempt) > 0 {
+	pages := "http://" + addr + "/healthz/pages"
+	return retry(ctx, o, func(client *http.Client, bound time.Duration) error {
+		if pagesConnected(ctx, client, pages, bound) > 0 {
 			return nil
 		}
-		t := time.NewTimer(opt.Interval)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return ErrNotShown
-		case <-t.C:
-		}
-	}
+		return ErrNotShown
+	})
 }
 
 // pagesConnected asks once how many pages are connected; 0 when the answer
@@ -76,11 +68,11 @@ func pagesConnected(ctx context.Context, client *http.Client, url string, bound 
 		return 0
 	}
 	defer res.Body.Close()
-	b, _ := io.ReadAll(io.LimitReader(res.Body, 16))
-	var n int
 	if res.StatusCode != http.StatusOK {
 		return 0
 	}
+	b, _ := io.ReadAll(io.LimitReader(res.Body, 16))
+	var n int
 	if _, err := fmt.Sscanf(string(b), "%d\n", &n); err != nil {
 		return 0
 	}
@@ -98,11 +90,19 @@ func Wait(ctx context.Context, pageURL string, o *WaitOptions) error {
 		return err
 	}
 	health := "http://" + addr + "/healthz"
+	return retry(ctx, o, func(client *http.Client, bound time.Duration) error {
+		return probe(ctx, client, health, bound)
+	})
+}
+
+// retry calls try, each call bounded by o's Attempt and o's Interval apart,
+// until it returns nil or ctx ends; then try's last error is returned.
+func retry(ctx context.Context, o *WaitOptions, try func(client *http.Client, bound time.Duration) error) error {
 	opt := o.withDefaults()
 	client := waitClient()
 	defer client.CloseIdleConnections()
 	for {
-		last := probe(ctx, client, health, opt.Attempt)
+		last := try(client, opt.Attempt)
 		if last == nil {
 			return nil
 		}
