@@ -46,27 +46,23 @@ func runKioskWait(ctx context.Context, e *env, args []string) int {
 	wctx, cancel := context.WithTimeout(ctx, *timeout)
 	defer cancel()
 	wait, did := kiosk.Wait, "answers at"
-	var gone <-chan struct{}
 	if *shown {
 		wait, did = kiosk.WaitShown, "is shown from"
 		// As ExecStartPost=, systemd names the browser's compositor in
 		// MAINPID: once it has exited nothing will show the page, and
 		// the wait ends then, not at its timeout.
 		if pid, err := strconv.Atoi(os.Getenv("MAINPID")); err == nil && pid > 0 {
-			var stop context.CancelFunc
-			var done <-chan struct{}
-			wctx, stop = context.WithCancel(wctx)
-			gone, done = watchPID(wctx, pid, stop)
-			defer func() { stop(); <-done }()
+			var stop context.CancelCauseFunc
+			wctx, stop = context.WithCancelCause(wctx)
+			done := watchPID(wctx, pid, stop)
+			defer func() { stop(nil); <-done }()
 		}
 	}
 	err := wait(wctx, *url, nil)
-	select {
-	case <-gone:
+	if errors.Is(context.Cause(wctx), errScreenGone) {
 		fmt.Fprintf(e.Stderr, "acbridge kiosk-wait: the screen's process (pid %s) exited before a browser showed the page at %s; "+
 			"journalctl -u acbridge-kiosk shows why\n", os.Getenv("MAINPID"), *url)
 		return 1
-	default:
 	}
 	switch {
 	case err == nil:
@@ -89,12 +85,16 @@ func runKioskWait(ctx context.Context, e *env, args []string) int {
 	return 1
 }
 
-// watchPID closes gone and calls stop once process pid has exited,
-// checking every second until ctx ends; done is closed when it returns.
-func watchPID(ctx context.Context, pid int, stop context.CancelFunc) (gone, done <-chan struct{}) {
-	g, d := make(chan struct{}), make(chan struct{})
+// errScreenGone is the cause watchPID ends the wait with.
+var errScreenGone = errors.New("the screen's process exited")
+
+// watchPID ends the wait (stop, with errScreenGone) once process pid has
+// exited, checking every second until ctx ends; the returned channel is
+// closed when it returns.
+func watchPID(ctx context.Context, pid int, stop context.CancelCauseFunc) <-chan struct{} {
+	done := make(chan struct{})
 	go func() {
-		defer close(d)
+		defer close(done)
 		t := time.NewTicker(time.Second)
 		defer t.Stop()
 		for {
@@ -104,11 +104,10 @@ func watchPID(ctx context.Context, pid int, stop context.CancelFunc) (gone, done
 			case <-t.C:
 			}
 			if err := syscall.Kill(pid, 0); errors.Is(err, syscall.ESRCH) {
-				close(g)
-				stop()
+				stop(errScreenGone)
 				return
 			}
 		}
 	}()
-	return g, d
+	return done
 }
