@@ -48,15 +48,22 @@ func (s *Server) chooseLanguage(w http.ResponseWriter, r *http.Request) {
 		s.refuse(w, r, http.StatusBadRequest, "lang", "this kiosk does not offer that language")
 		return
 	}
-	s.st.lang = req.Lang
+	s.endWalkLocked()
+	s.setLanguageLocked(req.Lang)
+	writeJSON(w, http.StatusOK, map[string]bool{"ok": true})
+}
+
+// setLanguageLocked makes lang the session's language, said in itself in
+// speech mode. Called with s.mu held.
+func (s *Server) setLanguageLocked(lang string) {
+	s.st.lang = lang
 	s.st.seq++
-	s.log.Info("kiosk: language chosen", "lang", req.Lang)
+	s.log.Info("kiosk: language chosen", "lang", lang)
 	if s.st.speech {
 		v := s.st.view()
 		s.voice.say(v.Words["lang.name"], v.Lang)
 	}
 	s.signalLocked()
-	writeJSON(w, http.StatusOK, map[string]bool{"ok": true})
 }
 
 // chooseSpeech turns speech mode on or off for the session.
@@ -70,17 +77,15 @@ func (s *Server) chooseSpeech(w http.ResponseWriter, r *http.Request) {
 		s.refuse(w, r, http.StatusNotFound, "speech", "this kiosk has no speech mode")
 		return
 	}
+	s.endWalkLocked()
 	s.setSpeechLocked(req.On)
 	writeJSON(w, http.StatusOK, map[string]bool{"ok": true})
 }
 
 // Watch returns src (the kiosk's buttons, physical and on-screen, merged)
-// with every event also shown to the page: a long press of Scan or Cancel
-// turns speech mode on, so that a person who cannot see the screen finds it
-// without finding a button on it first. Those two because their press is
-// harmless to a person who does not know yet what it does (the reader
-// waits for a tag; nothing runs to cancel); a press of Photo or Talk would
-// take a photo or open the microphone.
+// with every event also shown to the page first (Server.observe): a long
+// press turns speech mode on, a short Cancel walks the page's focus, and a
+// Scan press the walked page-only control takes is not passed on.
 func (s *Server) Watch(src button.Source) button.Source { return watched{src, s} }
 
 type watched struct {
@@ -89,21 +94,11 @@ type watched struct {
 }
 
 func (w watched) Read(ctx context.Context) (button.Event, error) {
-	ev, err := w.Source.Read(ctx)
-	if err == nil {
-		w.s.observe(ev)
-	}
-	return ev, err
-}
-
-func (s *Server) observe(ev button.Event) {
-	if !ev.Long || !ev.Pressed || ev.Control != button.Scan && ev.Control != button.Cancel {
-		return
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.st.site.speech && !s.closed {
-		s.setSpeechLocked(true)
+	for {
+		ev, err := w.Source.Read(ctx)
+		if err != nil || !w.s.observe(ev) {
+			return ev, err
+		}
 	}
 }
 

@@ -90,6 +90,7 @@ func (s *Server) press(w http.ResponseWriter, r *http.Request) {
 	if !p.visible || !p.focused {
 		s.releaseTalk(p)
 	}
+	s.endWalkLocked()
 	switch {
 	case req.Control == button.Cancel:
 		// The bridge cancels on a long Cancel: a deliberate tap on a screen

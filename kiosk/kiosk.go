@@ -124,6 +124,7 @@ type Server struct {
 	voice    *speaker    // speech mode's words to the TTS command
 	warning  *time.Timer // says the reader's time is running out
 	warnFor  int         // the arming (state.armings) warning is for
+	keys     buttonKeys  // the focus walk's view of the buttons; under mu
 
 	mu      sync.Mutex
 	st      state

@@ -45,6 +45,8 @@ type state struct {
 	speech    bool     // speech mode is on for this session
 	voiced    bool     // the agent speaks its answers itself
 	problems  []string // codes of the health problems current now
+	walked    string   // the control the focus walk rests on ("": none)
+	walkSteps int      // the walk's steps so far: the page moves its focus on each
 	site      site
 }
 
@@ -110,6 +112,10 @@ type view struct {
 	// Problems are the device problems current now, in visitor words:
 	// they stay on the page until the part that noticed one sees it gone.
 	Problems []problemView `json:"problems"`
+	// Walked is the control the physical buttons' focus walk rests on
+	// ("": none); WalkSteps counts the walk's steps.
+	Walked    string `json:"walked"`
+	WalkSteps int    `json:"walkSteps"`
 }
 
 type langView struct {
@@ -169,7 +175,7 @@ func (s *state) labelKey(control string) string {
 func (s *state) endSession() {
 	s.usable, s.talk = nil, ""
 	s.armed, s.prompt, s.answering, s.listening = "", nil, false, false
-	s.lang, s.speech = s.site.lang, false
+	s.lang, s.speech, s.walked = s.site.lang, false, ""
 }
 
 // apply changes the state for one notice. The bridge's own words in a
@@ -365,6 +371,8 @@ func (s *state) view() view {
 		Reasons:   map[string]string{},
 		Languages: []langView{},
 		Problems:  problemViews(s.problems, w),
+		Walked:    s.walked,
+		WalkSteps: s.walkSteps,
 	}
 	if len(s.site.langs) > 1 {
 		for _, l := range s.site.langs {

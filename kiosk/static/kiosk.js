@@ -232,11 +232,27 @@
       r.hidden = !v.reasons[ctl];
     }
 
+    walk(v);
     renderEntries(v.entries);
     const say2 = $('say');
     if (say2) say2.querySelector('button').disabled = c.state !== 'connected';
     last = v;
     firstRender = false;
+  }
+
+  // The control the physical buttons' focus walk rests on (a short press
+  // of Cancel walks) has the focus ring, and the page's focus when the walk
+  // moves: not on every state, which would take the focus from the text
+  // box a visitor is typing in. A disabled control cannot hold the focus:
+  // the ring alone shows it.
+  function walk(v) {
+    for (const b of document.querySelectorAll('.walked')) b.classList.remove('walked');
+    const b = v.walked ? $('btn-' + v.walked) : null;
+    if (!b) return;
+    b.classList.add('walked');
+    if (last.walkSteps === v.walkSteps) return;
+    if (!b.disabled) b.focus({ focusVisible: true });
+    else if (document.activeElement && document.activeElement !== document.body) document.activeElement.blur();
   }
 
   function renderEntries(entries) {
