@@ -34,7 +34,10 @@
 // kind, control and health code; the bridge's own words, which may name
 // addresses and errors, are the operator's and never shown. A control
 // that cannot act says why. Speech mode says every change of the screen
-// through the TTS command, for a person who cannot see it.
+// through the TTS command, for a person who cannot see it. The physical
+// buttons walk the page's focus (a short Cancel), so that they alone reach
+// every control, the page-only ones included (WCAG 2.4.3, 2.4.7; EN 301 549
+// 5.1.6 for a closed device's tactile controls).
 //
 // Live updates use Server-Sent Events: every change sends the page the whole
 // present state (bounded: the last few entries of the conversation), so a
