@@ -74,11 +74,11 @@ func TestFocusWalkSpoken(t *testing.T) {
 
 // TestFocusWalkSilent: without speech mode, a short Cancel moves the
 // walked focus the page draws (the state's walked control), wrapping; a
-// long one does not; on the language button the Scan press is the page's
-// and the bridge never reads it, nor its release; a touch of the screen
-// ends the walk, and so does the end of the session.
+// long one does not; on Read aloud and on the language button the Scan
+// press is the page's and the bridge never reads it, nor its release; a
+// touch of the screen ends the walk, and so does the end of the session.
 func TestFocusWalkSilent(t *testing.T) {
-	s := startKiosk(t, &kiosk.Options{Languages: []string{"en", "fr"}})
+	s := startKiosk(t, &kiosk.Options{Languages: []string{"en", "fr"}, Speech: true, SpeechCommand: []string{"true"}})
 	tok := kioskToken(t, s)
 	st, _ := openStream(t, s, tok, nil)
 	defer st.close()
@@ -115,25 +115,27 @@ func TestFocusWalkSilent(t *testing.T) {
 	if v := st.until(t, func(v map[string]any) bool { return v["connection"].(map[string]any)["state"] == "connected" }); v["walked"] != "" {
 		t.Fatalf("a session starts walked to %v", v["walked"])
 	}
-	// No speech offered: the walk has no Read aloud.
-	for _, want := range []string{"scan", "photo", "talk", "cancel", "lang", "scan"} {
+	for _, want := range []string{"scan", "photo", "talk", "cancel", "speech", "lang", "scan"} {
 		walk(false)
 		walked(want)
 	}
-	walk(true) // long: cancels, does not walk
+	walk(true) // long: turns speech mode on, does not walk
 	walk(false)
-	if v := walked("photo"); v["walkSteps"] != float64(7) {
-		t.Errorf("walk steps %v after 7 short presses", v["walkSteps"])
+	if v := walked("photo"); v["walkSteps"] != float64(8) || v["speech"] != "on" {
+		t.Errorf("walk steps %v after 8 short presses, speech %v", v["walkSteps"], v["speech"])
 	}
 	for range 3 {
 		walk(false)
 	}
+	walked("speech")
+	phys.Tap(button.Scan, false) // Read aloud off
+	walk(false)
 	walked("lang")
 	phys.Tap(button.Scan, false)
 	phys.Tap(button.Photo, false)
-	read(button.Event{Control: button.Photo, Pressed: true}) // the Scan press and its release were the page's
+	read(button.Event{Control: button.Photo, Pressed: true}) // the Scan presses and their releases were the page's
 	read(button.Event{Control: button.Photo})
-	st.until(t, func(v map[string]any) bool { return v["lang"] == "fr" && v["walked"] == "lang" })
+	st.until(t, func(v map[string]any) bool { return v["lang"] == "fr" && v["speech"] == "off" && v["walked"] == "lang" })
 
 	// A touch of the screen ends the walk: the on-screen Scan is the
 	// reader's, whatever the walk rested on.

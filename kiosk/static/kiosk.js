@@ -219,7 +219,8 @@
       const isNew = !last.prompt || last.prompt.text !== p.text || last.prompt.control !== p.control;
       if (isNew) {
         say('alert', w('prompt.heading') + ': ' + p.text + ' ' + w('prompt.press') + ' ' + p.label + '.');
-        if (document.activeElement === document.body || !document.activeElement) pb.focus();
+        // The physical buttons' walk keeps the focus where it put it.
+        if (!v.walked && (document.activeElement === document.body || !document.activeElement)) pb.focus();
       }
     }
     for (const b of controls()) {
