@@ -34,6 +34,7 @@ func TestDeviceTier(t *testing.T) {
 	t.Run("pn532", r.testPN532)
 	t.Run("setup", r.testSetup)
 	t.Run("daemon", r.testDaemon)
+	t.Run("vm-voice", r.testVoice)
 	t.Run("accept", r.testAccept)
 	t.Run("audio", r.testAudio)
 	t.Run("no-canary", r.noCanary("cat /tmp/*.log /tmp/acc.out /tmp/acc.json; dmesg"))
