@@ -48,7 +48,7 @@ const (
 type voicePeers struct {
 	agentAddr, turnAddr string
 	turnPassword        string
-	log                 *bridgetest.Transcript
+	log, turnLog        *bridgetest.Transcript
 
 	mu              sync.Mutex
 	outside, inside int                  // the daemon's audio packets outside and inside turns
@@ -108,13 +108,14 @@ func startVoicePeers(t *testing.T) *voicePeers {
 	rand.Read(pw[:])
 	v.turnPassword = hex.EncodeToString(pw[:])
 	dir := t.TempDir()
-	cmd := exec.Command(stdbuf, "-oL", turnd, "-n", "--no-cli", "--no-tls", "--no-dtls", "--no-rfc5780",
+	cmd := exec.Command(stdbuf, "-oL", turnd, "-n", "-v", "--no-cli", "--no-tls", "--no-dtls", "--no-rfc5780",
 		"--simple-log", "--log-file", "stdout",
 		"--listening-ip", "127.0.0.1", "--relay-ip", "127.0.0.1", "--listening-port", fmt.Sprint(port),
 		"--allow-loopback-peers",
 		"--lt-cred-mech", "--realm", "acbridge.test", "--user", turnUser+":"+v.turnPassword, "--fingerprint",
 		"--db", filepath.Join(dir, "turndb"), "--pidfile", filepath.Join(dir, "turnserver.pid"))
 	turnLog := &bridgetest.Transcript{}
+	v.turnLog = turnLog
 	cmd.Stdout, cmd.Stderr = turnLog, turnLog
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -187,13 +188,20 @@ credential_file = "/etc/acbridge/turn.secret"
 // answer, a voice at agentHz, comes out on the card's playback side.
 func (r *rig) testVoice(t *testing.T) {
 	v := r.voice
+	conf := voiceConfig
+	if os.Getenv("ACBRIDGE_VM_FAULT") == "noturn" {
+		// No TURN server, so no relay-only policy: the daemon then has
+		// only its own loopback candidates, which cannot reach the host.
+		conf = strings.Replace(conf, "ice_transport = \"relay\"\n", "", 1)
+		conf = conf[:strings.Index(conf, "[[agent.ice_servers]]")]
+	}
 	r.sh(t, 20*time.Second, "while pidof acbridge >/dev/null; do usleep 50000; done")
 	r.run(t, 10*time.Second, "relay", voiceLocal, fmt.Sprintf("%s:%d", AgentHost, voicePort))
 	r.run(t, 10*time.Second, "mkdir", "-p", "/etc/acbridge")
 	if _, err := r.vm.RunInput(t.Context(), 10*time.Second, v.turnPassword+"\n", "sh", "-c", "umask 077 && cat > /etc/acbridge/turn.secret"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := r.vm.RunInput(t.Context(), 10*time.Second, voiceConfig, "sh", "-c", "cat > /etc/acbridge/voice.toml"); err != nil {
+	if _, err := r.vm.RunInput(t.Context(), 10*time.Second, conf, "sh", "-c", "cat > /etc/acbridge/voice.toml"); err != nil {
 		t.Fatal(err)
 	}
 	voice := tonePCM(personHz, time.Second, 0.25)
@@ -218,7 +226,7 @@ func (r *rig) testVoice(t *testing.T) {
 			"while pidof acbridge arecord aplay >/dev/null; do usleep 50000; done")
 	})
 	// The hint shows once the session, its audio path included, is up.
-	r.waitFile(t, "/tmp/voice.log", "hold TALK to speak to the agent", 1, 120*time.Second)
+	r.waitFile(t, "/tmp/voice.log", "hold TALK to speak to the agent", 1, 90*time.Second)
 	r.sh(t, 5*time.Second, "grep -q RUNNING /proc/asound/card0/pcm0p/sub0/status")
 	// The span watched while the person talks unpressed: no event marks
 	// packets' absence.
@@ -245,6 +253,12 @@ func (r *rig) testVoice(t *testing.T) {
 		t.Fatal("the agent closed no audio turn within 30 s of TALK's release")
 	}
 	t.Logf("the agent's turn: committed %v, %d packets, %d lost, dominant %.0f Hz, RMS %.3f", turn.Committed, turn.Packets, turn.Lost, turn.Levels.Dominant, turn.Levels.RMS)
+	// coturn (-v) logs each request it served, never the media.
+	for _, req := range []string{"ALLOCATE processed, success", "CREATE_PERMISSION processed, success"} {
+		if !strings.Contains(v.turnLog.String(), req) {
+			t.Errorf("coturn's log has no %q: the audio did not go through the TURN server", req)
+		}
+	}
 	if !turn.Committed {
 		t.Error("TALK's release did not commit the turn")
 	}
