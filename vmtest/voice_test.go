@@ -3,13 +3,9 @@ package vmtest
 import (
 	"context"
 	"crypto/rand"
-	"encoding/base64"
 	"encoding/hex"
 	"fmt"
-	"log/slog"
 	"math"
-	"net"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -63,16 +59,10 @@ func startVoicePeers(t *testing.T) *voicePeers {
 	// Line-buffered: coturn's log to a pipe is otherwise held in stdio's
 	// buffer, and the readiness line may never arrive.
 	stdbuf := needs.Tool(t, "coreutils", "stdbuf")
-	v := &voicePeers{log: &bridgetest.Transcript{}, turns: make(chan agent.AudioTurn, 16)}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	v.agentAddr = ln.Addr().String()
-	a, err := agent.New(&agent.Options{
+	v := &voicePeers{turns: make(chan agent.AudioTurn, 16)}
+	ag := serveAgent(t, agent.Options{
 		Transport:  "webrtc",
 		ReplyVoice: &audio.VoiceOptions{Pitch: agentHz, Duration: 1500 * time.Millisecond},
-		Logger:     slog.New(slog.NewTextHandler(v.log, &slog.HandlerOptions{Level: slog.LevelDebug})),
 		OnAudioPacket: func(turn int64) {
 			v.mu.Lock()
 			defer v.mu.Unlock()
@@ -89,16 +79,10 @@ func startVoicePeers(t *testing.T) *voicePeers {
 			}
 		},
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := &http.Server{Handler: a}
-	go srv.Serve(ln)
-	t.Cleanup(func() {
-		srv.Close()
-		a.Close()
-	})
+	v.agentAddr, v.log = ag.addr, ag.log
 
+	// coturn cannot be given port 0 and tell the one it took; the guest's
+	// forward must name it before the boot.
 	port, err := freePort()
 	if err != nil {
 		t.Fatal(err)
@@ -204,22 +188,15 @@ func (r *rig) testVoice(t *testing.T) {
 	if _, err := r.vm.RunInput(t.Context(), 10*time.Second, conf, "sh", "-c", "cat > /etc/acbridge/voice.toml"); err != nil {
 		t.Fatal(err)
 	}
-	voice := tonePCM(personHz, time.Second, 0.25)
-	if _, err := r.vm.RunInput(t.Context(), 30*time.Second, base64.StdEncoding.EncodeToString(voice), "sh", "-c", "base64 -d > /tmp/voice.raw"); err != nil {
-		t.Fatal(err)
-	}
-	// The ear opens first, at the format the speaker is held to; the
-	// person talks before any press and until the test ends.
-	r.sh(t, 10*time.Second, fmt.Sprintf(
-		"rm -f /tmp/voice-ear.wav; arecord -q -D %s -f S16_LE -r 48000 -c 1 -d 120 /tmp/voice-ear.wav > /tmp/voice-ear.log 2>&1 & "+
-			"(while cat /tmp/voice.raw; do :; done | aplay -q -D %s -t raw -f S16_LE -r 48000 -c 1 > /tmp/voice-person.log 2>&1) >/dev/null 2>&1 &", loopEar, loopPerson))
+	// The person talks before any press and until the test ends.
+	r.talkAndListen(t, "/tmp/voice-ear")
 	r.sh(t, 10*time.Second, "(acbridge run --config /etc/acbridge/voice.toml > /tmp/voice.log 2> /tmp/voice-err.log; echo exit=$? >> /tmp/voice-err.log) >/dev/null 2>&1 &")
 	t.Cleanup(func() {
 		// t.Context is over by the time cleanups run. The audio test
 		// after this one needs the card's substreams free.
 		ctx := context.Background()
 		if t.Failed() {
-			out, _ := r.vm.Run(ctx, 10*time.Second, "sh", "-c", "cat /tmp/voice.log; echo ---; tail -50 /tmp/voice-err.log; cat /tmp/voice-ear.log /tmp/voice-person.log")
+			out, _ := r.vm.Run(ctx, 10*time.Second, "sh", "-c", "cat /tmp/voice.log; echo ---; tail -50 /tmp/voice-err.log; cat /tmp/voice-ear.log /tmp/voice-ear-person.log")
 			t.Logf("daemon:\n%s\nagent:\n%s", out.Stdout, v.log.String())
 		}
 		r.vm.Run(ctx, 10*time.Second, "sh", "-c", "kill $(pidof acbridge arecord aplay) 2>/dev/null; "+
