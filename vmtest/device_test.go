@@ -210,6 +210,9 @@ func (r *rig) noCanary(logs string) func(*testing.T) {
 	return func(t *testing.T) {
 		r.checkNoCanary(t, "guest console", r.vm.Console())
 		r.checkNoCanary(t, "host agent log", r.agent.log.String())
+		if r.voice != nil {
+			r.checkNoCanary(t, "host voice agent log", r.voice.log.String())
+		}
 		rep := r.run(t, 30*time.Second, "sh", "-c", logs)
 		r.checkNoCanary(t, "guest logs and dmesg", rep.Stdout)
 	}
