@@ -20,8 +20,9 @@ test_pkgs=("${build_pkgs[@]}" pcscd vsmartcard-vpcd pcsc-tools systemd procps so
 # needs no Debian one.
 command -v npm >/dev/null || test_pkgs+=(npm)
 # vm: make test-vm's QEMU, the guest's busybox, and the tools that unpack
-# Debian's kernel and build gpio-sim against its headers.
-vm_pkgs=("${build_pkgs[@]}" pcscd libccid libasound2 alsa-utils qemu-system-x86 busybox-static cpio kmod make debootstrap e2fsprogs dosfstools mtools)
+# Debian's kernel and build gpio-sim against its headers; coturn, the
+# TURN server between the guest's daemon and the voice agent.
+vm_pkgs=("${build_pkgs[@]}" pcscd libccid libasound2 alsa-utils qemu-system-x86 busybox-static cpio kmod make debootstrap e2fsprogs dosfstools mtools coturn)
 bench_pkgs=("${test_pkgs[@]}" imagemagick mate-backgrounds time espeak-ng libvips-tools butteraugli)
 
 case "${1:-test}" in

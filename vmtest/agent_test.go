@@ -19,17 +19,22 @@ type hostAgent struct {
 
 func startHostAgent(t *testing.T) *hostAgent {
 	t.Helper()
+	// The card's URLs follow the Host the guest used: its loopback relay,
+	// which the daemon's network policy allows.
+	return serveAgent(t, agent.Options{Physical: true})
+}
+
+// serveAgent serves a reference agent with o on the host's loopback until
+// the test ends, its log (debug level) in the transcript.
+func serveAgent(t *testing.T, o agent.Options) *hostAgent {
+	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	h := &hostAgent{addr: ln.Addr().String(), log: &bridgetest.Transcript{}}
-	a, err := agent.New(&agent.Options{
-		// The card's URLs follow the Host the guest used: its loopback
-		// relay, which the daemon's network policy allows.
-		Physical: true,
-		Logger:   slog.New(slog.NewTextHandler(h.log, &slog.HandlerOptions{Level: slog.LevelDebug})),
-	})
+	o.Logger = slog.New(slog.NewTextHandler(h.log, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	a, err := agent.New(&o)
 	if err != nil {
 		t.Fatal(err)
 	}

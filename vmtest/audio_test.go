@@ -47,18 +47,7 @@ func (r *rig) testAudio(t *testing.T) {
 	if _, err := r.vm.RunInput(t.Context(), 10*time.Second, audioConfig, "sh", "-c", "mkdir -p /etc/acbridge && cat > /etc/acbridge/audio.toml"); err != nil {
 		t.Fatal(err)
 	}
-	// One second of a whole number of periods, repeated without a seam:
-	// snd-aloop's capture stalls when its playback side ends, and how long
-	// the guest takes to reach the microphone step depends on the host.
-	voice := tonePCM(personHz, time.Second, 0.25)
-	if _, err := r.vm.RunInput(t.Context(), 30*time.Second, base64.StdEncoding.EncodeToString(voice), "sh", "-c", "base64 -d > /tmp/voice.raw"); err != nil {
-		t.Fatal(err)
-	}
-	// The ear opens first, at the format the speaker will be held to; the
-	// person talks until the test ends.
-	r.sh(t, 10*time.Second, fmt.Sprintf(
-		"arecord -q -D %s -f S16_LE -r 48000 -c 1 -d 120 /tmp/ear.wav > /tmp/ear.log 2>&1 & "+
-			"(while cat /tmp/voice.raw; do :; done | aplay -q -D %s -t raw -f S16_LE -r 48000 -c 1 > /tmp/person.log 2>&1) >/dev/null 2>&1 &", loopEar, loopPerson))
+	r.talkAndListen(t, "/tmp/ear")
 	t.Cleanup(func() {
 		r.vm.Run(t.Context(), 5*time.Second, "sh", "-c", "kill $(pidof arecord aplay sleep) 2>/dev/null")
 	})
@@ -130,9 +119,28 @@ func (r *rig) testAudio(t *testing.T) {
 		t.Errorf("the report names microphone %q and speaker %q, want the loopback card's", rep.Device.Microphone, rep.Device.Speaker)
 	}
 	if t.Failed() {
-		logs, _ := r.vm.Run(t.Context(), 5*time.Second, "sh", "-c", "cat /tmp/ear.log /tmp/person.log; grep -r . /proc/asound/card0/pcm*/sub[01]/status /proc/asound/card0/pcm*/sub[01]/hw_params")
+		logs, _ := r.vm.Run(t.Context(), 5*time.Second, "sh", "-c", "cat /tmp/ear.log /tmp/ear-person.log; grep -r . /proc/asound/card0/pcm*/sub[01]/status /proc/asound/card0/pcm*/sub[01]/hw_params")
 		t.Logf("accept output:\n%s\naplay/arecord:\n%s", out, logs.Stdout)
 	}
+}
+
+// talkAndListen starts the ear, arecord of the speaker's substream into
+// EAR.wav (its messages in EAR.log), and then the person, aplay of
+// personHz into the microphone's substream (EAR-person.log), which talks
+// until it is killed.
+func (r *rig) talkAndListen(t *testing.T, ear string) {
+	t.Helper()
+	// One second of a whole number of periods, repeated without a seam:
+	// snd-aloop's capture stalls when its playback side ends, and how long
+	// the guest takes to reach the microphone depends on the host.
+	voice := tonePCM(personHz, time.Second, 0.25)
+	if _, err := r.vm.RunInput(t.Context(), 30*time.Second, base64.StdEncoding.EncodeToString(voice), "sh", "-c", "base64 -d > /tmp/voice.raw"); err != nil {
+		t.Fatal(err)
+	}
+	// The ear opens first, at the format the speaker will be held to.
+	r.sh(t, 10*time.Second, fmt.Sprintf(
+		"rm -f %[1]s.wav; arecord -q -D %[2]s -f S16_LE -r 48000 -c 1 -d 120 %[1]s.wav > %[1]s.log 2>&1 & "+
+			"(while cat /tmp/voice.raw; do :; done | aplay -q -D %[3]s -t raw -f S16_LE -r 48000 -c 1 > %[1]s-person.log 2>&1) >/dev/null 2>&1 &", ear, loopEar, loopPerson))
 }
 
 // fetchPCM reads a 16-bit mono WAV file from the guest, as it is so far.

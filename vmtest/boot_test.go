@@ -31,6 +31,8 @@ type rig struct {
 	vm    *VM
 	card  *Card
 	agent *hostAgent
+	// voice is the agent that owns voice and the TURN server to it.
+	voice *voicePeers
 	pn532 *pn532test.Emulator
 	// ccidAlias1 is canary1's alias through the CCID reader, which every
 	// other reader of the same tag must give too.
@@ -70,7 +72,8 @@ func bootRig(t *testing.T) *rig {
 
 	r := &rig{}
 	r.pn532 = pn532test.Start(t)
-	r.boot(t, work, Options{Prepared: prepared, Initramfs: initrd, Serial: r.pn532.Path}, 90*time.Second)
+	r.voice = startVoicePeers(t)
+	r.boot(t, work, Options{Prepared: prepared, Initramfs: initrd, Serial: r.pn532.Path, Forwards: r.voice.forwards()}, 90*time.Second)
 	return r
 }
 

@@ -34,6 +34,7 @@ func TestDeviceTier(t *testing.T) {
 	t.Run("pn532", r.testPN532)
 	t.Run("setup", r.testSetup)
 	t.Run("daemon", r.testDaemon)
+	t.Run("vm-voice", r.testVoice)
 	t.Run("accept", r.testAccept)
 	t.Run("audio", r.testAudio)
 	t.Run("no-canary", r.noCanary("cat /tmp/*.log /tmp/acc.out /tmp/acc.json; dmesg"))
@@ -209,6 +210,9 @@ func (r *rig) noCanary(logs string) func(*testing.T) {
 	return func(t *testing.T) {
 		r.checkNoCanary(t, "guest console", r.vm.Console())
 		r.checkNoCanary(t, "host agent log", r.agent.log.String())
+		if r.voice != nil {
+			r.checkNoCanary(t, "host voice agent log", r.voice.log.String())
+		}
 		rep := r.run(t, 30*time.Second, "sh", "-c", logs)
 		r.checkNoCanary(t, "guest logs and dmesg", rep.Stdout)
 	}

@@ -6,7 +6,11 @@
 // the host's loopback. It proves on those devices what the contract's
 // "Session and input" and "Security, photos, and exact object lookup"
 // sections ask of the physical profile: observations only after a press,
-// stable aliases and never a raw UID, bounded photos without metadata.
+// stable aliases and never a raw UID, bounded photos without metadata;
+// and what "WebSocket and WebRTC" asks of agentcall-webrtc-0.1's
+// explicit turns: the microphone reaches an agent that owns voice only
+// inside a turn, over a TURN relay (coturn on the host) as the guest's
+// only path.
 //
 // The guest's side is guestd (vmtest/guestd); BuildInitramfs packs it with
 // acbridge, busybox and pcscd, Boot starts QEMU and VM.Run runs commands.

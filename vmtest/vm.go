@@ -39,6 +39,10 @@ type Options struct {
 	// it (a program copying stdin/stdout to the address).
 	AgentAddr string
 	Pipe      string
+	// Forwards are more of the host's 127.0.0.1 addresses, keyed by the
+	// TCP port the guest reaches each at on AgentHost (not 80): a second
+	// agent, a TURN server. Pipe carries them too.
+	Forwards map[int]string
 	// Memory in MiB (default 1024).
 	Memory int
 	// Disks are raw images attached as virtio disks, vda first.
@@ -89,6 +93,11 @@ func Boot(ctx context.Context, o Options) (*VM, error) {
 		// can reconnect; a chardev target would be one connection for
 		// the VM's life.
 		netdev += fmt.Sprintf(",guestfwd=tcp:%s:80-cmd:%s", AgentHost, o.Pipe)
+	}
+	for port, addr := range o.Forwards {
+		// libslirp splits the command as a shell would but runs no shell:
+		// env gives this forward its own address.
+		netdev += fmt.Sprintf(",guestfwd=tcp:%s:%d-cmd:env ACBRIDGE_VM_PIPE=%s %s", AgentHost, port, addr, o.Pipe)
 	}
 	// A guest with a screen runs Chromium, whose processes under TCG on
 	// one virtual CPU were slow enough that it lost its first page (its

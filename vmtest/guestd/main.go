@@ -23,7 +23,8 @@ import (
 )
 
 // Request is one command; Argv[0] "uinput-type" types Argv[1] on a
-// keyboard-style reader made through uinput.
+// keyboard-style reader made through uinput, and "relay LISTEN TARGET"
+// relays LISTEN (on the guest's loopback) to TARGET for guestd's life.
 type Request struct {
 	Argv    []string      `json:"argv"`
 	Stdin   string        `json:"stdin,omitempty"`
@@ -117,6 +118,18 @@ func run(req Request, kb *keyboard) Reply {
 			return Reply{Stderr: err.Error(), Code: 1}
 		}
 		return Reply{Stdout: out}
+	case "relay":
+		// A second agent's loopback address, as main's argument makes the
+		// first.
+		if len(req.Argv) != 3 {
+			return Reply{Stderr: "relay LISTEN TARGET", Code: 2}
+		}
+		rl, err := net.Listen("tcp", req.Argv[1])
+		if err != nil {
+			return Reply{Stderr: err.Error(), Code: 1}
+		}
+		go relay(rl, req.Argv[2])
+		return Reply{}
 	case "uinput-type":
 		if len(req.Argv) != 2 {
 			return Reply{Stderr: "uinput-type TEXT", Code: 2}
