@@ -65,10 +65,10 @@ echo "check-unit: systemd-sysusers: creates user acbridge in groups gpio and spi
 kunit="$root/systemd/acbridge-kiosk.service"
 ksysusers="$root/systemd/acbridge-kiosk.sysusers"
 cp "$tmp/acbridge" "$tmp/cage"
-grep -q '^ExecStartPre=/usr/bin/acbridge ' "$kunit" || fail "acbridge-kiosk.service: ExecStartPre= no longer runs /usr/bin/acbridge; update this script"
+grep -q '^ExecStartPre=+/usr/bin/acbridge ' "$kunit" || fail "acbridge-kiosk.service: ExecStartPre= no longer runs +/usr/bin/acbridge; update this script"
 grep -q '^ExecStartPost=+/usr/bin/acbridge ' "$kunit" || fail "acbridge-kiosk.service: ExecStartPost= no longer runs +/usr/bin/acbridge; update this script"
 grep -q '^ExecStart=/usr/bin/cage ' "$kunit" || fail "acbridge-kiosk.service: ExecStart= no longer runs /usr/bin/cage; update this script"
-sed -e "s|^ExecStartPre=/usr/bin/acbridge |ExecStartPre=$tmp/acbridge |" \
+sed -e "s|^ExecStartPre=+/usr/bin/acbridge |ExecStartPre=+$tmp/acbridge |" \
 	-e "s|^ExecStartPost=+/usr/bin/acbridge |ExecStartPost=+$tmp/acbridge |" \
 	-e "s|^ExecStart=/usr/bin/cage |ExecStart=$tmp/cage |" "$kunit" >"$tmp/acbridge-kiosk.service"
 out=$(systemd-analyze verify "$tmp/acbridge-kiosk.service" 2>&1) || fail "systemd-analyze verify acbridge-kiosk.service failed: $out"

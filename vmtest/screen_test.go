@@ -7,6 +7,7 @@ import (
 	"image/png"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 )
@@ -30,9 +31,13 @@ var pageColours = []struct {
 // page's colours (the browser paints after it connects). The last
 // screendump is kept as bin/vm/kiosk-screen.png.
 func (r *rig) testKioskScreen(t *testing.T) {
-	// Chromium's first start under TCG on a busy host is slow.
-	r.sh(t, 8*time.Minute, `until journalctl -b -u acbridge.service -o cat | grep -q 'kiosk: page connected'; do sleep 1; done`)
-	t.Logf("the page connected from the kiosk screen")
+	// Chromium's first start under TCG on a busy host is slow: the unit's
+	// drop-in (scripts/vm/system.sh) gives one start 420 s, and this allows
+	// one restart after it.
+	start := time.Now()
+	r.sh(t, 10*time.Minute, `until journalctl -b -u acbridge.service -o cat | grep -q 'kiosk: page connected'; do sleep 1; done`)
+	st, _ := r.vm.Run(context.Background(), 20*time.Second, "systemctl", "show", "-P", "NRestarts", "acbridge-kiosk.service")
+	t.Logf("the page connected from the kiosk screen after %v (the screen's restarts: %s)", time.Since(start).Round(time.Second), strings.TrimSpace(st.Stdout))
 	root, err := filepath.Abs("..")
 	if err != nil {
 		t.Fatal(err)
