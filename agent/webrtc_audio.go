@@ -8,6 +8,7 @@ import (
 
 	"github.com/agentcall/acbridge/audio"
 	audiowire "github.com/agentcall/acbridge/audio/wire"
+	"github.com/agentcall/acbridge/internal/rtcpeer"
 	"github.com/pion/rtp"
 	"github.com/pion/webrtc/v4/pkg/media"
 )
@@ -41,6 +42,12 @@ type AudioTurn struct {
 	WithFEC   int
 	Recovered int
 	Concealed int
+	// Late of the packets filled a gap held open for them: sent again
+	// after a NACK (or overtaken on the way). Lost counts the gaps given up.
+	Late int
+	// Jitter of the client's RTP and the round trip (RTCP), as the turn
+	// closed.
+	Jitter, RTT time.Duration
 	// Levels of the decoded audio (its first maxTurnAnalysis).
 	Levels audio.Levels
 }
@@ -54,10 +61,11 @@ type turnAudio struct {
 	mu      sync.Mutex
 	cur     *AudioTurn // the open turn, nil between turns
 	pcm     []int16
-	lastSeq uint16
-	seqSeen bool
+	played  int       // packets of the open turn decoded
 	lastAt  time.Time // last packet of the open turn (or its opening)
 	outside int       // packets that arrived between turns
+	voice   *rtcpeer.VoiceReader
+	timing  func() (jitter, rtt time.Duration) // rtcpeer.Timing of the session
 }
 
 func newTurnAudio(log *slog.Logger) (*turnAudio, error) {
@@ -68,21 +76,16 @@ func newTurnAudio(log *slog.Logger) (*turnAudio, error) {
 	return &turnAudio{log: log, dec: dec}, nil
 }
 
-// packet takes one RTP packet of the client's track and returns the turn
-// it counted in: 0 outside a turn, -1 for a duplicate, which counts
-// nowhere.
-func (ta *turnAudio) packet(p *rtp.Packet) int64 {
+// arrived counts one RTP packet of the client's track and returns the
+// turn it counted in: 0 outside a turn, -1 for a duplicate or a packet
+// whose place has passed, which counts nowhere. The voice reader's lock
+// is held.
+func (ta *turnAudio) arrived(p *rtp.Packet, fresh bool) int64 {
+	if !fresh {
+		return -1
+	}
 	ta.mu.Lock()
 	defer ta.mu.Unlock()
-	gap := 0
-	if ta.seqSeen {
-		d := p.SequenceNumber - ta.lastSeq - 1
-		if d >= 0x8000 {
-			return -1 // duplicate or late
-		}
-		gap = int(d)
-	}
-	ta.lastSeq, ta.seqSeen = p.SequenceNumber, true
 	if ta.cur == nil {
 		ta.outside++
 		return 0
@@ -90,26 +93,51 @@ func (ta *turnAudio) packet(p *rtp.Packet) int64 {
 	t := ta.cur
 	t.Packets++
 	ta.lastAt = time.Now()
-	if len(p.Payload) == 0 {
-		return t.Turn
-	}
 	if audiowire.HasLBRR(p.Payload) {
 		t.WithFEC++
 	}
+	return t.Turn
+}
+
+// play decodes the client's packets in sequence order into the open
+// turn's audio, concealing the gaps given up before them. The voice
+// reader's lock is held.
+func (ta *turnAudio) play(s audiowire.Slot) {
+	ta.mu.Lock()
+	defer ta.mu.Unlock()
+	t := ta.cur
+	if t == nil || len(s.Payload) == 0 {
+		return
+	}
+	ta.played++
+	if s.Late {
+		t.Late++
+	}
 	// A gap before a turn's first packet is the silence between turns.
-	if t.Packets > 1 && gap > 0 {
-		t.Lost += gap
-		if gap <= audiowire.MaxConcealedPackets {
-			ta.conceal(t, gap, p.Payload)
+	if ta.played > 1 && s.Lost > 0 {
+		t.Lost += s.Lost
+		if s.Lost <= audiowire.MaxConcealedPackets {
+			ta.conceal(t, s.Lost, s.Payload)
 		}
 	}
-	pcm, err := ta.dec.Decode(p.Payload)
+	pcm, err := ta.dec.Decode(s.Payload)
 	if err != nil {
 		t.DecodeErrors++
-		return t.Turn
+		return
 	}
 	ta.keep(pcm)
-	return t.Turn
+}
+
+// flush plays what the voice reader holds behind an open gap, before a
+// turn closes: a resend that has not come by the commit would be too
+// late for it.
+func (ta *turnAudio) flush() {
+	ta.mu.Lock()
+	v := ta.voice
+	ta.mu.Unlock()
+	if v != nil {
+		v.Flush()
+	}
 }
 
 // conceal fills a gap of lost packets before payload as the kiosk does
@@ -133,6 +161,7 @@ func (ta *turnAudio) openTurn(turn int64) {
 	defer ta.mu.Unlock()
 	ta.cur = &AudioTurn{Turn: turn}
 	ta.pcm = ta.pcm[:0]
+	ta.played = 0
 	ta.lastAt = time.Now()
 }
 
@@ -159,6 +188,7 @@ func (ta *turnAudio) settle(ctx context.Context) {
 // closeTurn ends the open turn, logs it and reports it to report (if not
 // nil); without an open turn it returns the zero AudioTurn.
 func (ta *turnAudio) closeTurn(committed bool, report func(AudioTurn)) AudioTurn {
+	ta.flush()
 	ta.mu.Lock()
 	cur := ta.cur
 	ta.cur = nil
@@ -167,12 +197,16 @@ func (ta *turnAudio) closeTurn(committed bool, report func(AudioTurn)) AudioTurn
 		lv = audio.Analyze(ta.pcm)
 		ta.pcm = ta.pcm[:0]
 	}
+	timing := ta.timing
 	ta.mu.Unlock()
 	if cur == nil {
 		return AudioTurn{}
 	}
 	cur.Committed, cur.Levels = committed, lv
-	ta.log.Info("agent: audio turn closed", "turn", cur.Turn, "committed", committed, "packets", cur.Packets, "lost", cur.Lost,
+	if timing != nil {
+		cur.Jitter, cur.RTT = timing()
+	}
+	ta.log.Info("agent: audio turn closed", "turn", cur.Turn, "committed", committed, "packets", cur.Packets, "lost", cur.Lost, "late", cur.Late, "jitter", cur.Jitter, "rtt", cur.RTT,
 		"recovered", cur.Recovered, "concealed", cur.Concealed, "decode_errors", cur.DecodeErrors, "level_dbfs", round1(audio.DBFS(lv.RMS)), "dominant_hz", round1(lv.Dominant))
 	if report != nil {
 		report(*cur)

@@ -3,8 +3,6 @@ package client
 import (
 	"math"
 	"time"
-
-	"github.com/pion/webrtc/v4"
 )
 
 // Quality is the voice path's state, for a fleet to watch: what the
@@ -30,14 +28,7 @@ func (t *WebRTCTransport) Quality() Quality {
 		q.Loss = float64(st.PacketsLost) / float64(total)
 		q.Residual = float64(st.PacketsLost-st.Recovered) / float64(total)
 	}
-	for _, s := range t.pc.GetStats() {
-		switch s := s.(type) {
-		case webrtc.InboundRTPStreamStats:
-			q.Jitter = time.Duration(s.Jitter * float64(time.Second))
-		case webrtc.RemoteInboundRTPStreamStats:
-			q.RTT = time.Duration(s.RoundTripTime * float64(time.Second))
-		}
-	}
+	q.Jitter, q.RTT = t.timing.Voice(t.pc)
 	q.MOS = EModelMOS(q.RTT/2+q.Jitter+20*time.Millisecond, q.Residual)
 	return q
 }
