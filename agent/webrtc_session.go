@@ -37,7 +37,7 @@ type rtcSession struct {
 	peer   *rtcpeer.Peer          // the connection's lifecycle, shared with the client's side
 	pc     *webrtc.PeerConnection // peer.PC
 	timing *rtcpeer.Timing        // jitter and round trip of the voice
-	track  *webrtc.TrackLocalStaticSample
+	track  *rtcpeer.VoiceTrack
 	audio  *turnAudio
 
 	ctx    context.Context // cancelled by teardown and by Agent.Close
@@ -83,7 +83,7 @@ func (a *Agent) newRTCSession(api *webrtc.API, sid, remote string, timing *rtcpe
 		s.teardown()
 		return nil, err
 	}
-	if s.track, err = webrtc.NewTrackLocalStaticSample(rtcpeer.OpusCodec, "audio", "acbridge-agent"); err != nil {
+	if s.track, err = rtcpeer.NewVoiceTrack("audio", "acbridge-agent"); err != nil {
 		s.teardown()
 		return nil, err
 	}

@@ -41,7 +41,7 @@ type WebRTCTransport struct {
 	pc     *webrtc.PeerConnection // peer.PC
 	timing *rtcpeer.Timing        // jitter and round trip of the voice
 	dc     *webrtc.DataChannel
-	track  *webrtc.TrackLocalStaticSample
+	track  *rtcpeer.VoiceTrack
 	mic    Microphone
 	sink   Sink
 	newDec func() (Decoder, error)
@@ -117,7 +117,7 @@ func newWebRTCTransport(api *webrtc.API, o *WebRTCOptions, cands *candidateLog, 
 		t.Close(nil)
 		return nil, fmt.Errorf("client: webrtc: %w", err)
 	}
-	if t.track, err = webrtc.NewTrackLocalStaticSample(rtcpeer.OpusCodec, "audio", "acbridge"); err != nil {
+	if t.track, err = rtcpeer.NewVoiceTrack("audio", "acbridge"); err != nil {
 		return fail(err)
 	}
 	tr, err := pc.AddTransceiverFromTrack(t.track, webrtc.RTPTransceiverInit{Direction: webrtc.RTPTransceiverDirectionSendrecv})
