@@ -31,11 +31,16 @@ const (
 // AudioTurn is what arrived during one explicit audio turn: counts and
 // levels, never the audio.
 type AudioTurn struct {
-	Turn         int64
-	Committed    bool // false: cancelled, or cut by the end of the session
-	Packets      int  // Opus packets received inside the turn
-	Lost         int  // gaps in their RTP sequence numbers
-	DecodeErrors int  // packets libopus refused
+	Turn      int64
+	Committed bool // false: cancelled, or cut by the end of the session
+	Packets   int  // Opus packets received inside the turn
+	// Before: packets that arrived after the previous turn closed and
+	// before this one opened, counted nowhere else: on a lossy link the
+	// data channel's turn start, held up by a retransmission, is
+	// overtaken by the turn's first packets.
+	Before       int
+	Lost         int // gaps in their RTP sequence numbers
+	DecodeErrors int // packets libopus refused
 	// WithFEC of the packets carry an in-band FEC copy of the frame
 	// before them (audiowire.HasLBRR); Recovered lost frames were decoded from
 	// such a copy, Concealed ones extrapolated.
@@ -64,6 +69,7 @@ type turnAudio struct {
 	played  int       // packets of the open turn decoded
 	lastAt  time.Time // last packet of the open turn (or its opening)
 	outside int       // packets that arrived between turns
+	between int       // of those, since the last turn closed
 	voice   *rtcpeer.VoiceReader
 	timing  func() (jitter, rtt time.Duration) // rtcpeer.Timing of the session
 }
@@ -88,6 +94,7 @@ func (ta *turnAudio) arrived(p *rtp.Packet, fresh bool) int64 {
 	defer ta.mu.Unlock()
 	if ta.cur == nil {
 		ta.outside++
+		ta.between++
 		return 0
 	}
 	t := ta.cur
@@ -159,21 +166,28 @@ func (ta *turnAudio) keep(pcm []int16) {
 func (ta *turnAudio) openTurn(turn int64) {
 	ta.mu.Lock()
 	defer ta.mu.Unlock()
-	ta.cur = &AudioTurn{Turn: turn}
+	ta.cur = &AudioTurn{Turn: turn, Before: ta.between}
+	ta.between = 0
 	ta.pcm = ta.pcm[:0]
 	ta.played = 0
 	ta.lastAt = time.Now()
 }
 
-// settle waits until no packet has arrived for settleQuiet, at most
-// settleMax.
+// settle waits until no packet has arrived for settleQuiet and no gap
+// is held open for a resend, at most settleMax.
 func (ta *turnAudio) settle(ctx context.Context) {
 	deadline := time.Now().Add(settleMax)
 	for {
 		ta.mu.Lock()
 		quiet := time.Since(ta.lastAt)
+		v := ta.voice
 		ta.mu.Unlock()
 		wait := settleQuiet - quiet
+		if v != nil {
+			if at, ok := v.Deadline(); ok {
+				wait = max(wait, time.Until(at))
+			}
+		}
 		if wait <= 0 || time.Now().After(deadline) {
 			return
 		}
@@ -192,6 +206,7 @@ func (ta *turnAudio) closeTurn(committed bool, report func(AudioTurn)) AudioTurn
 	ta.mu.Lock()
 	cur := ta.cur
 	ta.cur = nil
+	ta.between = 0
 	var lv audio.Levels
 	if cur != nil {
 		lv = audio.Analyze(ta.pcm)

@@ -85,6 +85,14 @@ func (v *VoiceReader) Run(tr *webrtc.TrackRemote) {
 	}
 }
 
+// Deadline is when the gap held open is given up; ok is false when none
+// is.
+func (v *VoiceReader) Deadline() (at time.Time, ok bool) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	return v.ro.Deadline()
+}
+
 // Flush gives up every gap held open, playing what waits behind it: the
 // end of a turn.
 func (v *VoiceReader) Flush() {

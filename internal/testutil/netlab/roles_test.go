@@ -379,6 +379,7 @@ func heardSum(turns []agent.AudioTurn) (sum agent.AudioTurn) {
 		sum.Recovered += at.Recovered
 		sum.Concealed += at.Concealed
 		sum.Late += at.Late
+		sum.Before += at.Before
 	}
 	return sum
 }
