@@ -38,7 +38,7 @@ func TestVoiceMetrics(t *testing.T) {
 	if v, _ := strconv.ParseFloat(mos[1], 64); v < 4 {
 		t.Errorf("MOS %v on loopback", v)
 	}
-	for _, name := range []string{"acbridge_voice_loss_ratio 0", "acbridge_voice_jitter_seconds", "acbridge_voice_rtt_seconds", "acbridge_voice_frames_concealed 0", "acbridge_speaker_underruns_total", "acbridge_voice_reply_seconds_count"} {
+	for _, name := range []string{"acbridge_voice_loss_ratio 0", "acbridge_voice_jitter_seconds", "acbridge_voice_rtt_seconds", "acbridge_voice_frames_concealed 0", "acbridge_voice_frames_resent 0", "acbridge_speaker_underruns_total", "acbridge_voice_reply_seconds_count"} {
 		if !regexp.MustCompile(`(?m)^` + name).MatchString(body) {
 			t.Errorf("no %s during the session:\n%s", name, grepMetrics(body))
 		}

@@ -10,8 +10,9 @@ import (
 // the jitter of its arrival, the round trip from RTCP receiver reports,
 // and the E-model's estimate of a listener's opinion of the call.
 type Quality struct {
-	// Loss is the fraction of the agent's frames lost on the way; Residual
-	// the fraction neither received nor recovered through FEC.
+	// Loss is the fraction of the agent's frames lost on the way and not
+	// resent in time after a NACK; Residual the fraction of those also not
+	// recovered through FEC.
 	Loss, Residual float64
 	Jitter         time.Duration // interarrival jitter of the agent's RTP (RFC 3550)
 	RTT            time.Duration // 0 until the agent's first receiver report

@@ -91,10 +91,10 @@ const nackAsks = 5
 
 // NewAPI builds a pion API for one connection: Opus as the only codec,
 // with NACK for it (RFC 4585 generic NACK: the receiver asks for a
-// missing packet, the sender sends it again from a bounded history) unless
-// o.NoNACK, RTCP reports, pion's stats interceptor (o.Timing), detached data channels so that reads
-// are bounded by our own buffer, our advertised max-message-size equal to
-// the 0.1 frame bound, and no mDNS.
+// missing packet, the sender sends it again from a bounded history)
+// unless o.NoNACK, RTCP reports, pion's stats interceptor (o.Timing),
+// detached data channels so that reads are bounded by our own buffer, our
+// advertised max-message-size equal to the 0.1 frame bound, and no mDNS.
 //
 // The errors name the step and carry no package prefix, so that each side
 // wraps them under its own.

@@ -118,6 +118,15 @@ func TestVoiceUnderLoss(t *testing.T) {
 			if pct >= 5 && (mic.Late == 0 || r.Late == 0) {
 				t.Errorf("packets resent after a NACK in time to play: %d of the microphone's, %d of the agent's; want some each way", mic.Late, r.Late)
 			}
+			// The target, with NACK and FEC together: at up to 10 %
+			// loss ≥ 98 % of each direction's frames arrive in time or are
+			// recovered from a copy (100 % in each of seven runs at 10 %;
+			// FEC alone gave 95.8 % and 97.6 %). The microphone's count
+			// includes the packets that overtook their turn's start, which
+			// the agent received but counts in no turn.
+			if pct <= 10 && (micThrough < 0.98 || delivered < 0.98) {
+				t.Errorf("delivered %.1f %% of the microphone's frames, %.1f %% of the agent's; want ≥ 98 %% each way", 100*micThrough, 100*delivered)
+			}
 			if len(turns) != 4 {
 				t.Fatalf("the agent heard %d turns; want 4", len(turns))
 			}
