@@ -113,7 +113,15 @@ func (ta *turnAudio) play(s audiowire.Slot) {
 	ta.mu.Lock()
 	defer ta.mu.Unlock()
 	t := ta.cur
-	if t == nil || len(s.Payload) == 0 {
+	if len(s.Payload) == 0 {
+		return
+	}
+	if t == nil {
+		// Decoded and dropped: a turn's first packets, overtaken by its
+		// start (AudioTurn.Before), would otherwise leave the decoder
+		// without their state, and the turn's first frame would start
+		// with a transient (17.5 dB for a clean tone, measured).
+		_, _ = ta.dec.Decode(s.Payload)
 		return
 	}
 	ta.played++

@@ -92,12 +92,12 @@ func TestVoiceUnderLoss(t *testing.T) {
 			if len(turns) > 0 {
 				tone = turns[len(turns)-1]
 			}
-			t.Logf("%s: set-up median %.0f ms %v; replay median %.0f ms %v (%d failed %v); mic packets %d/%d (%.1f %%, %d with an FEC copy, %d resent after a NACK), %d recovered by FEC, %d concealed: %.1f %% delivered in turns, %.1f %% with the %d before their turn's start; agent packets %d of %d (%.1f %%, %d with an FEC copy, %d resent after a NACK), %d recovered by FEC, %d concealed: %.1f %% delivered; jitter at the kiosk %.1f ms, at the agent %.1f ms; round trip kiosk %.1f ms, agent %.1f ms; tone %d Hz at the agent: %.2f Hz, %.1f dB SNR (%d lost, %d recovered); SCTP handshakes given up: kiosk %d, agent %d",
+			t.Logf("%s: set-up median %.0f ms %v; replay median %.0f ms %v (%d failed %v); mic packets %d/%d (%.1f %%, %d with an FEC copy, %d resent after a NACK), %d recovered by FEC, %d concealed: %.1f %% delivered in turns, %.1f %% with the %d before their turn's start; agent packets %d of %d (%.1f %%, %d with an FEC copy, %d resent after a NACK), %d recovered by FEC, %d concealed: %.1f %% delivered; jitter at the kiosk %.1f ms, at the agent %.1f ms; round trip kiosk %.1f ms, agent %.1f ms; tone %d Hz at the agent: %.2f Hz, %.1f dB SNR (%d lost, %d recovered, %d before its start); SCTP handshakes given up: kiosk %d, agent %d",
 				rowName(pct, rw.jitter), median(r.SetupMs), r.SetupMs, median(r.ReplayMs), r.ReplayMs, len(r.ReplayFails), r.ReplayFails,
 				mic.Packets, r.MicSent, 100*micFrac, mic.WithFEC, mic.Late, mic.Recovered, mic.Concealed, 100*micDelivered, 100*micThrough, mic.Before,
 				r.ReplyRecv, r.ReplyRecv+r.ReplyLost, 100*replyFrac, r.WithFEC, r.Late, r.Recovered, r.Concealed, 100*delivered,
 				r.JitterMs, ms(tone.Jitter), r.RTTMs, ms(tone.RTT),
-				toneHz, tone.Levels.Dominant, tone.Levels.ToneSNR, tone.Lost, tone.Recovered, r.SCTPGiveUps, sctpGiveUps(agentProc.Log()))
+				toneHz, tone.Levels.Dominant, tone.Levels.ToneSNR, tone.Lost, tone.Recovered, tone.Before, r.SCTPGiveUps, sctpGiveUps(agentProc.Log()))
 			if len(r.ReplayFails) > 0 {
 				t.Errorf("replays failed: %v", r.ReplayFails)
 			}
