@@ -110,3 +110,51 @@ func TestVoiceTimingAndNACK(t *testing.T) {
 		<-sent
 	}
 }
+
+// A pause in the voice is silence, not lateness: after two seconds
+// without packets the receiver's jitter stays low, where a track whose
+// timestamps advance only by the audio written reads a sixteenth of the
+// pause (125 ms) at once.
+func TestVoiceTrackTimestampsOverSilence(t *testing.T) {
+	a, _ := timedPeer(t, APIOptions{})
+	b, tb := timedPeer(t, APIOptions{})
+	tr, err := NewVoiceTrack("audio", "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := a.AddTrack(tr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	go DrainRTCP(s)
+	arrived := make(chan struct{}, 64)
+	b.OnTrack(func(tr *webrtc.TrackRemote, r *webrtc.RTPReceiver) {
+		go DrainRTCP(r)
+		NewVoiceReader(func(*rtp.Packet, bool) { arrived <- struct{}{} }, func(wire.Slot) {}, nil).Run(tr)
+	})
+	connect(t, a, b)
+	tick := time.NewTicker(wire.FrameDuration)
+	defer tick.Stop()
+	const before, pause, after = 25, 100, 10 // in 20 ms frames
+	for i := range before + pause + after {
+		<-tick.C
+		if i < before || i >= before+pause {
+			if err := tr.WriteSample(media.Sample{Data: []byte{0xf8, 0xff, 0xfe}, Duration: wire.FrameDuration}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	timeout := time.After(10 * time.Second)
+	for range before + after {
+		select {
+		case <-arrived:
+		case <-timeout:
+			t.Fatal("not every packet arrived within 10 s")
+		}
+	}
+	jitter, _ := tb.Voice(b)
+	t.Logf("jitter %v after a %v pause", jitter, pause*wire.FrameDuration)
+	if jitter <= 0 || jitter > 30*time.Millisecond {
+		t.Errorf("jitter %v after a pause on loopback; want above 0 and at most 30 ms", jitter)
+	}
+}
