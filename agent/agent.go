@@ -96,6 +96,10 @@ type Options struct {
 	// agent without ICE restart does (aiortc): for testing a client's
 	// fallback. Default: a restart offer restarts the session's ICE.
 	NoICERestart bool
+	// NoNACK neither asks for the client's lost voice packets nor resends
+	// its own, and holds no gap open for one (to measure what NACK
+	// recovers). Default: NACK both ways where the client offers it.
+	NoNACK bool
 	// OnAudioTurn, on transport webrtc, is called on the session's
 	// goroutine after each audio turn closes (committed, cancelled, or cut
 	// by the end of the session) with what arrived: counts and levels,

@@ -111,6 +111,7 @@ type rtcConfig struct {
 	onAudioPacket func(turn int64)
 	replyEnded    func(written int)
 	noRestart     bool
+	noNACK        bool
 
 	mu   sync.Mutex
 	live map[string]*rtcSession // by session id, for ICE restarts
@@ -121,7 +122,7 @@ func newRTCConfig(opts *Options) (*rtcConfig, error) {
 	if err != nil {
 		return nil, fmt.Errorf("agent: reply voice: %w", err)
 	}
-	return &rtcConfig{reply: reply, onAudioTurn: opts.OnAudioTurn, onAudioPacket: opts.OnAudioPacket, replyEnded: opts.replyEnded, noRestart: opts.NoICERestart}, nil
+	return &rtcConfig{reply: reply, onAudioTurn: opts.OnAudioTurn, onAudioPacket: opts.OnAudioPacket, replyEnded: opts.replyEnded, noRestart: opts.NoICERestart, noNACK: opts.NoNACK}, nil
 }
 
 // webrtcProfile is the card's params.agui.webrtc, nil on WebSocket.
@@ -220,23 +221,24 @@ func localIP(r *http.Request) net.IP {
 
 // rtcAPI builds the pion API for one session: the profile's shared setup,
 // with host candidates only on local, the address the offer arrived at.
-func rtcAPI(local net.IP) (*webrtc.API, error) {
-	return rtcpeer.NewAPI(func(s *webrtc.SettingEngine) {
+func rtcAPI(local net.IP, noNACK bool, timing *rtcpeer.Timing) (*webrtc.API, error) {
+	return rtcpeer.NewAPI(rtcpeer.APIOptions{NoNACK: noNACK, Timing: timing, Tune: func(s *webrtc.SettingEngine) {
 		if local != nil {
 			s.SetIncludeLoopbackCandidate(local.IsLoopback())
 			s.SetIPFilter(func(ip net.IP) bool { return ip.Equal(local) })
 		}
-	})
+	}})
 }
 
 // answer creates the session's peer connection and returns its answer
 // with every candidate gathered.
 func (a *Agent) answer(ctx context.Context, offer, sid string, local net.IP, remote string) (*rtcSession, string, error) {
-	api, err := rtcAPI(local)
+	timing := &rtcpeer.Timing{}
+	api, err := rtcAPI(local, a.rtc.noNACK, timing)
 	if err != nil {
 		return nil, "", err
 	}
-	s, err := a.newRTCSession(api, sid, remote)
+	s, err := a.newRTCSession(api, sid, remote, timing)
 	if err != nil {
 		return nil, "", err
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/agentcall/acbridge/audio"
 	audiowire "github.com/agentcall/acbridge/audio/wire"
+	"github.com/agentcall/acbridge/internal/rtcpeer"
 	"github.com/pion/rtp"
 	"github.com/pion/webrtc/v4/pkg/media"
 )
@@ -30,17 +31,28 @@ const (
 // AudioTurn is what arrived during one explicit audio turn: counts and
 // levels, never the audio.
 type AudioTurn struct {
-	Turn         int64
-	Committed    bool // false: cancelled, or cut by the end of the session
-	Packets      int  // Opus packets received inside the turn
-	Lost         int  // gaps in their RTP sequence numbers
-	DecodeErrors int  // packets libopus refused
+	Turn      int64
+	Committed bool // false: cancelled, or cut by the end of the session
+	Packets   int  // Opus packets received inside the turn
+	// Before: packets that arrived after the previous turn closed and
+	// before this one opened, counted nowhere else: on a lossy link the
+	// data channel's turn start, held up by a retransmission, is
+	// overtaken by the turn's first packets.
+	Before       int
+	Lost         int // gaps in their RTP sequence numbers
+	DecodeErrors int // packets libopus refused
 	// WithFEC of the packets carry an in-band FEC copy of the frame
 	// before them (audiowire.HasLBRR); Recovered lost frames were decoded from
 	// such a copy, Concealed ones extrapolated.
 	WithFEC   int
 	Recovered int
 	Concealed int
+	// Late of the packets filled a gap held open for them: sent again
+	// after a NACK (or overtaken on the way). Lost counts the gaps given up.
+	Late int
+	// Jitter of the client's RTP and the round trip (RTCP), as the turn
+	// closed.
+	Jitter, RTT time.Duration
 	// Levels of the decoded audio (its first maxTurnAnalysis).
 	Levels audio.Levels
 }
@@ -54,10 +66,12 @@ type turnAudio struct {
 	mu      sync.Mutex
 	cur     *AudioTurn // the open turn, nil between turns
 	pcm     []int16
-	lastSeq uint16
-	seqSeen bool
+	played  int       // packets of the open turn decoded
 	lastAt  time.Time // last packet of the open turn (or its opening)
 	outside int       // packets that arrived between turns
+	between int       // of those, since the last turn closed
+	voice   *rtcpeer.VoiceReader
+	timing  func() (jitter, rtt time.Duration) // rtcpeer.Timing of the session
 }
 
 func newTurnAudio(log *slog.Logger) (*turnAudio, error) {
@@ -68,48 +82,77 @@ func newTurnAudio(log *slog.Logger) (*turnAudio, error) {
 	return &turnAudio{log: log, dec: dec}, nil
 }
 
-// packet takes one RTP packet of the client's track and returns the turn
-// it counted in: 0 outside a turn, -1 for a duplicate, which counts
-// nowhere.
-func (ta *turnAudio) packet(p *rtp.Packet) int64 {
+// arrived counts one RTP packet of the client's track and returns the
+// turn it counted in: 0 outside a turn, -1 for a duplicate or a packet
+// whose place has passed, which counts nowhere. The voice reader's lock
+// is held.
+func (ta *turnAudio) arrived(p *rtp.Packet, fresh bool) int64 {
+	if !fresh {
+		return -1
+	}
 	ta.mu.Lock()
 	defer ta.mu.Unlock()
-	gap := 0
-	if ta.seqSeen {
-		d := p.SequenceNumber - ta.lastSeq - 1
-		if d >= 0x8000 {
-			return -1 // duplicate or late
-		}
-		gap = int(d)
-	}
-	ta.lastSeq, ta.seqSeen = p.SequenceNumber, true
 	if ta.cur == nil {
 		ta.outside++
+		ta.between++
 		return 0
 	}
 	t := ta.cur
 	t.Packets++
 	ta.lastAt = time.Now()
-	if len(p.Payload) == 0 {
-		return t.Turn
-	}
 	if audiowire.HasLBRR(p.Payload) {
 		t.WithFEC++
 	}
+	return t.Turn
+}
+
+// play decodes the client's packets in sequence order into the open
+// turn's audio, concealing the gaps given up before them. The voice
+// reader's lock is held.
+func (ta *turnAudio) play(s audiowire.Slot) {
+	ta.mu.Lock()
+	defer ta.mu.Unlock()
+	t := ta.cur
+	if len(s.Payload) == 0 {
+		return
+	}
+	if t == nil {
+		// Decoded and dropped: a turn's first packets, overtaken by its
+		// start (AudioTurn.Before), would otherwise leave the decoder
+		// without their state, and the turn's first frame would start
+		// with a transient (17.5 dB for a clean tone, measured).
+		_, _ = ta.dec.Decode(s.Payload)
+		return
+	}
+	ta.played++
+	if s.Late {
+		t.Late++
+	}
 	// A gap before a turn's first packet is the silence between turns.
-	if t.Packets > 1 && gap > 0 {
-		t.Lost += gap
-		if gap <= audiowire.MaxConcealedPackets {
-			ta.conceal(t, gap, p.Payload)
+	if ta.played > 1 && s.Lost > 0 {
+		t.Lost += s.Lost
+		if s.Lost <= audiowire.MaxConcealedPackets {
+			ta.conceal(t, s.Lost, s.Payload)
 		}
 	}
-	pcm, err := ta.dec.Decode(p.Payload)
+	pcm, err := ta.dec.Decode(s.Payload)
 	if err != nil {
 		t.DecodeErrors++
-		return t.Turn
+		return
 	}
 	ta.keep(pcm)
-	return t.Turn
+}
+
+// flush plays what the voice reader holds behind an open gap, before a
+// turn closes: a resend that has not come by the commit would be too
+// late for it.
+func (ta *turnAudio) flush() {
+	ta.mu.Lock()
+	v := ta.voice
+	ta.mu.Unlock()
+	if v != nil {
+		v.Flush()
+	}
 }
 
 // conceal fills a gap of lost packets before payload as the kiosk does
@@ -131,20 +174,28 @@ func (ta *turnAudio) keep(pcm []int16) {
 func (ta *turnAudio) openTurn(turn int64) {
 	ta.mu.Lock()
 	defer ta.mu.Unlock()
-	ta.cur = &AudioTurn{Turn: turn}
+	ta.cur = &AudioTurn{Turn: turn, Before: ta.between}
+	ta.between = 0
 	ta.pcm = ta.pcm[:0]
+	ta.played = 0
 	ta.lastAt = time.Now()
 }
 
-// settle waits until no packet has arrived for settleQuiet, at most
-// settleMax.
+// settle waits until no packet has arrived for settleQuiet and no gap
+// is held open for a resend, at most settleMax.
 func (ta *turnAudio) settle(ctx context.Context) {
 	deadline := time.Now().Add(settleMax)
 	for {
 		ta.mu.Lock()
 		quiet := time.Since(ta.lastAt)
+		v := ta.voice
 		ta.mu.Unlock()
 		wait := settleQuiet - quiet
+		if v != nil {
+			if at, ok := v.Deadline(); ok {
+				wait = max(wait, time.Until(at))
+			}
+		}
 		if wait <= 0 || time.Now().After(deadline) {
 			return
 		}
@@ -159,20 +210,26 @@ func (ta *turnAudio) settle(ctx context.Context) {
 // closeTurn ends the open turn, logs it and reports it to report (if not
 // nil); without an open turn it returns the zero AudioTurn.
 func (ta *turnAudio) closeTurn(committed bool, report func(AudioTurn)) AudioTurn {
+	ta.flush()
 	ta.mu.Lock()
 	cur := ta.cur
 	ta.cur = nil
+	ta.between = 0
 	var lv audio.Levels
 	if cur != nil {
 		lv = audio.Analyze(ta.pcm)
 		ta.pcm = ta.pcm[:0]
 	}
+	timing := ta.timing
 	ta.mu.Unlock()
 	if cur == nil {
 		return AudioTurn{}
 	}
 	cur.Committed, cur.Levels = committed, lv
-	ta.log.Info("agent: audio turn closed", "turn", cur.Turn, "committed", committed, "packets", cur.Packets, "lost", cur.Lost,
+	if timing != nil {
+		cur.Jitter, cur.RTT = timing()
+	}
+	ta.log.Info("agent: audio turn closed", "turn", cur.Turn, "committed", committed, "packets", cur.Packets, "lost", cur.Lost, "late", cur.Late, "jitter", cur.Jitter, "rtt", cur.RTT,
 		"recovered", cur.Recovered, "concealed", cur.Concealed, "decode_errors", cur.DecodeErrors, "level_dbfs", round1(audio.DBFS(lv.RMS)), "dominant_hz", round1(lv.Dominant))
 	if report != nil {
 		report(*cur)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/agentcall/acbridge/internal/rtcpeer"
 	"github.com/agentcall/acbridge/protocol"
+	"github.com/pion/rtp"
 	"github.com/pion/webrtc/v4"
 )
 
@@ -30,13 +31,14 @@ type rtcItem struct {
 // owns, or end it. run, on its own goroutine, owns the conversation;
 // teardown closes the peer connection and waits for every goroutine.
 type rtcSession struct {
-	a     *Agent
-	sid   string
-	log   *slog.Logger
-	peer  *rtcpeer.Peer          // the connection's lifecycle, shared with the client's side
-	pc    *webrtc.PeerConnection // peer.PC
-	track *webrtc.TrackLocalStaticSample
-	audio *turnAudio
+	a      *Agent
+	sid    string
+	log    *slog.Logger
+	peer   *rtcpeer.Peer          // the connection's lifecycle, shared with the client's side
+	pc     *webrtc.PeerConnection // peer.PC
+	timing *rtcpeer.Timing        // jitter and round trip of the voice
+	track  *rtcpeer.VoiceTrack
+	audio  *turnAudio
 
 	ctx    context.Context // cancelled by teardown and by Agent.Close
 	cancel context.CancelFunc
@@ -63,7 +65,7 @@ type rtcSession struct {
 	teardownOnce sync.Once
 }
 
-func (a *Agent) newRTCSession(api *webrtc.API, sid, remote string) (*rtcSession, error) {
+func (a *Agent) newRTCSession(api *webrtc.API, sid, remote string, timing *rtcpeer.Timing) (*rtcSession, error) {
 	log := a.log.With("remote", remote, "transport", protocol.TransportWebRTC)
 	peer, err := rtcpeer.NewPeer(api, webrtc.Configuration{}, "agent", log, func(what string) error {
 		return fmt.Errorf("agent: %s", what)
@@ -73,7 +75,7 @@ func (a *Agent) newRTCSession(api *webrtc.API, sid, remote string) (*rtcSession,
 	}
 	pc := peer.PC
 	s := &rtcSession{
-		a: a, sid: sid, log: log, peer: peer, pc: pc,
+		a: a, sid: sid, log: log, peer: peer, pc: pc, timing: timing,
 		items: make(chan rtcItem), opened: make(chan struct{}), replies: make(chan uint64), life: peer.Life,
 	}
 	s.ctx, s.cancel = context.WithCancel(a.ctx)
@@ -81,7 +83,7 @@ func (a *Agent) newRTCSession(api *webrtc.API, sid, remote string) (*rtcSession,
 		s.teardown()
 		return nil, err
 	}
-	if s.track, err = webrtc.NewTrackLocalStaticSample(rtcpeer.OpusCodec, "audio", "acbridge-agent"); err != nil {
+	if s.track, err = rtcpeer.NewVoiceTrack("audio", "acbridge-agent"); err != nil {
 		s.teardown()
 		return nil, err
 	}
@@ -137,7 +139,7 @@ func channelProblem(dc *webrtc.DataChannel) string {
 }
 
 // onTrack takes the client's one Opus track.
-func (s *rtcSession) onTrack(tr *webrtc.TrackRemote, _ *webrtc.RTPReceiver) {
+func (s *rtcSession) onTrack(tr *webrtc.TrackRemote, r *webrtc.RTPReceiver) {
 	c := tr.Codec()
 	s.mu.Lock()
 	s.tracks++
@@ -148,18 +150,19 @@ func (s *rtcSession) onTrack(tr *webrtc.TrackRemote, _ *webrtc.RTPReceiver) {
 		s.end(errors.New("agent: the client's track is not the profile's one Opus track"))
 		return
 	}
-	s.goOwned(func() {
-		for {
-			pkt, _, err := tr.ReadRTP()
-			if err != nil {
-				return
-			}
-			turn := s.audio.packet(pkt)
-			if f := s.a.rtc.onAudioPacket; f != nil && turn >= 0 {
-				f(turn)
-			}
+	arrived := func(p *rtp.Packet, fresh bool) {
+		turn := s.audio.arrived(p, fresh)
+		if f := s.a.rtc.onAudioPacket; f != nil && turn >= 0 {
+			f(turn)
 		}
-	})
+	}
+	timing := func() (time.Duration, time.Duration) { return s.timing.Voice(s.pc) }
+	v := rtcpeer.NewVoiceReader(arrived, s.audio.play, func() time.Duration { _, rtt := timing(); return rtt })
+	s.audio.mu.Lock()
+	s.audio.voice, s.audio.timing = v, timing
+	s.audio.mu.Unlock()
+	s.goOwned(func() { rtcpeer.DrainRTCP(r) })
+	s.goOwned(func() { v.Run(tr) })
 }
 
 // readFrames moves data channel messages to run, applying the 0.1 frame

@@ -3,11 +3,14 @@
 # and the reference agent in two network namespaces with N % random loss
 # each way (nftables), for N in 0 2 5 10 20 (or the arguments). Prints one
 # line per loss: set-up and walkthrough replay medians; microphone and
-# agent packets through, frames recovered through FEC and concealed, each
-# way; a 1004 Hz tone's frequency and SNR as the agent decoded it. One
-# more row has no loss and the agent's datagrams to the kiosk held back by
-# 0-60 ms (ACBRIDGE_NETLAB_JITTER, default 30ms; "" leaves it out). Needs
-# root, iproute2 and nftables (scripts/install-deps.sh test).
+# agent packets through, packets resent after a NACK in time to play,
+# frames recovered through FEC and concealed, each way; the jitter and
+# round trip each side read from RTCP; a 1004 Hz tone's frequency and SNR
+# as the agent decoded it. One more row has no loss and the agent's
+# datagrams to the kiosk held back by 0-60 ms (ACBRIDGE_NETLAB_JITTER,
+# default 30ms; "" leaves it out). ACBRIDGE_NETLAB_NO_NACK=1 measures
+# without NACK. Needs root, iproute2 and nftables
+# (scripts/install-deps.sh test).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export GOFLAGS=-mod=mod

@@ -20,7 +20,7 @@ type voiceMetrics struct {
 	mu  sync.Mutex
 	rtc *client.WebRTCTransport // the current session's, nil between sessions
 
-	loss, residual, jitter, rtt, mos, recovered, concealed *prometheus.Desc
+	loss, residual, jitter, rtt, mos, resent, recovered, concealed *prometheus.Desc
 }
 
 func newVoiceMetrics() *voiceMetrics {
@@ -35,11 +35,12 @@ func newVoiceMetrics() *voiceMetrics {
 		Help:    "Time from releasing the talk button to the first audio of the agent's answer played.",
 		Buckets: []float64{.1, .25, .5, .75, 1, 1.5, 2, 3, 5, 10}})
 	return &voiceMetrics{setup: h, reply: r, underruns: u,
-		loss:      g("acbridge_voice_loss_ratio", "Fraction of the agent's voice frames lost on the way in the current session."),
+		loss:      g("acbridge_voice_loss_ratio", "Fraction of the agent's voice frames lost on the way and not resent in time after a NACK in the current session."),
 		residual:  g("acbridge_voice_residual_loss_ratio", "Fraction of the agent's voice frames neither received nor recovered through FEC in the current session."),
 		jitter:    g("acbridge_voice_jitter_seconds", "Interarrival jitter of the agent's voice (RFC 3550) in the current session."),
 		rtt:       g("acbridge_voice_rtt_seconds", "Round-trip time to the agent from RTCP receiver reports in the current session (0 before the first)."),
 		mos:       g("acbridge_voice_mos", "E-model (ITU-T G.107) estimate of the current session's mean opinion score, 1..4.5."),
+		resent:    g("acbridge_voice_frames_resent", "Packets of the agent's voice that came after a later one, in time to fill the gap held open for them (resent after a NACK), in the current session."),
 		recovered: g("acbridge_voice_frames_recovered", "Lost frames of the agent's voice decoded through the next packet's in-band FEC in the current session."),
 		concealed: g("acbridge_voice_frames_concealed", "Lost frames of the agent's voice the decoder extrapolated in the current session."),
 	}
@@ -49,7 +50,7 @@ func (v *voiceMetrics) Describe(ch chan<- *prometheus.Desc) {
 	v.setup.Describe(ch)
 	v.reply.Describe(ch)
 	v.underruns.Describe(ch)
-	for _, d := range []*prometheus.Desc{v.loss, v.residual, v.jitter, v.rtt, v.mos, v.recovered, v.concealed} {
+	for _, d := range []*prometheus.Desc{v.loss, v.residual, v.jitter, v.rtt, v.mos, v.resent, v.recovered, v.concealed} {
 		ch <- d
 	}
 }
@@ -67,7 +68,7 @@ func (v *voiceMetrics) Collect(ch chan<- prometheus.Metric) {
 	q, st := rtc.Quality(), rtc.Stats()
 	for d, x := range map[*prometheus.Desc]float64{
 		v.loss: q.Loss, v.residual: q.Residual, v.jitter: q.Jitter.Seconds(), v.rtt: q.RTT.Seconds(), v.mos: q.MOS,
-		v.recovered: float64(st.Recovered), v.concealed: float64(st.Concealed),
+		v.resent: float64(st.Late), v.recovered: float64(st.Recovered), v.concealed: float64(st.Concealed),
 	} {
 		ch <- prometheus.MustNewConstMetric(d, prometheus.GaugeValue, x)
 	}

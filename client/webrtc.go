@@ -96,6 +96,10 @@ type WebRTCOptions struct {
 	// restart existed (and as an agent without it forces anyway). Default:
 	// the kiosk restarts ICE over the SDP endpoint for ICERestartWindow.
 	NoICERestart bool
+	// NoNACK neither asks for the agent's lost voice packets nor resends
+	// the microphone's, and holds no gap open for one (to measure what NACK
+	// recovers). Default: NACK both ways where the agent answers it.
+	NoNACK bool
 	// ICERestartWindow: default DefaultICERestartWindow.
 	ICERestartWindow time.Duration
 	// OnReplyAudio, if set, is told the time from a push-to-talk release
@@ -168,11 +172,12 @@ func (a *Discovered) DialWebRTC(ctx context.Context, opts *WebRTCOptions) (_ *We
 	if err != nil {
 		return nil, fmt.Errorf("client: listing network interfaces: %w", err)
 	}
-	api, err := newWebRTCAPI(tgt.addr.Addr(), cands, &o, ifs)
+	timing := &rtcpeer.Timing{}
+	api, err := newWebRTCAPI(tgt.addr.Addr(), cands, &o, ifs, timing)
 	if err != nil {
 		return nil, err
 	}
-	t, err := newWebRTCTransport(api, &o, cands)
+	t, err := newWebRTCTransport(api, &o, cands, timing)
 	if err != nil {
 		return nil, err
 	}
@@ -215,8 +220,8 @@ func (a *Discovered) DialWebRTC(ctx context.Context, opts *WebRTCOptions) (_ *We
 // the agent is on loopback (the local-development policy), and remote
 // candidates only at addresses the policy would allow an HTTPS connection
 // to (see candidateLog.allow).
-func newWebRTCAPI(remote netip.Addr, cands *candidateLog, o *WebRTCOptions, ifs *stdnet.Net) (*webrtc.API, error) {
-	api, err := rtcpeer.NewAPI(func(s *webrtc.SettingEngine) {
+func newWebRTCAPI(remote netip.Addr, cands *candidateLog, o *WebRTCOptions, ifs *stdnet.Net, timing *rtcpeer.Timing) (*webrtc.API, error) {
+	api, err := rtcpeer.NewAPI(rtcpeer.APIOptions{NoNACK: o.NoNACK, Timing: timing, Tune: func(s *webrtc.SettingEngine) {
 		s.SetNet(ifs)
 		s.SetICETimeouts(o.ICEDisconnectedTimeout, max(iceFailedTimeout, 2*o.ICEDisconnectedTimeout), min(2*time.Second, o.ICEDisconnectedTimeout/3))
 		if remote.IsLoopback() {
@@ -228,7 +233,7 @@ func newWebRTCAPI(remote netip.Addr, cands *candidateLog, o *WebRTCOptions, ifs 
 			// No direct pair can succeed meanwhile: nominate at once.
 			s.SetRelayAcceptanceMinWait(0)
 		}
-	})
+	}})
 	if err != nil {
 		return nil, fmt.Errorf("client: %w", err)
 	}

@@ -7,7 +7,9 @@ import (
 	"time"
 
 	"github.com/agentcall/acbridge/audio/wire"
+	"github.com/agentcall/acbridge/internal/rtcpeer"
 	"github.com/agentcall/acbridge/protocol"
+	"github.com/pion/rtp"
 	"github.com/pion/webrtc/v4"
 	"github.com/pion/webrtc/v4/pkg/media"
 )
@@ -16,7 +18,10 @@ import (
 type WebRTCStats struct {
 	PacketsSent     int64 // microphone packets written to the track
 	PacketsReceived int64 // RTP packets of the agent's track
-	PacketsLost     int64 // gaps in the agent's sequence numbers
+	PacketsLost     int64 // gaps in the agent's sequence numbers given up
+	// Late of the received packets filled a gap held open for them: sent
+	// again after a NACK (or overtaken on the way).
+	Late int64
 	// Of the lost packets' frames: Recovered through the next packet's
 	// in-band FEC copy (where it carries one: SILK copies only frames of
 	// active speech), Concealed by the decoder's extrapolation alone.
@@ -35,6 +40,7 @@ func (t *WebRTCTransport) Stats() WebRTCStats {
 		PacketsSent:     t.stats.sent.Load(),
 		PacketsReceived: t.stats.received.Load(),
 		PacketsLost:     t.stats.lost.Load(),
+		Late:            t.stats.late.Load(),
 		Recovered:       t.stats.recovered.Load(),
 		Concealed:       t.stats.concealed.Load(),
 		DecodeErrors:    t.stats.decodeErrors.Load(),
@@ -125,7 +131,7 @@ func (t *WebRTCTransport) pumpMic() {
 
 // onTrack takes the agent's one audio track; anything else breaks the
 // profile.
-func (t *WebRTCTransport) onTrack(tr *webrtc.TrackRemote, _ *webrtc.RTPReceiver) {
+func (t *WebRTCTransport) onTrack(tr *webrtc.TrackRemote, r *webrtc.RTPReceiver) {
 	c := tr.Codec()
 	if tr.Kind() != webrtc.RTPCodecTypeAudio || !strings.EqualFold(c.MimeType, webrtc.MimeTypeOpus) || c.ClockRate != 48000 {
 		t.end(&incompatibleError{fmt.Errorf("the agent sent a %s track in %s/%d; %s has one Opus 48 kHz track", tr.Kind(), clipASCII(c.MimeType, 32), c.ClockRate, protocol.WebRTCProfile)})
@@ -139,11 +145,14 @@ func (t *WebRTCTransport) onTrack(tr *webrtc.TrackRemote, _ *webrtc.RTPReceiver)
 		t.end(&incompatibleError{fmt.Errorf("the agent sent a second track; %s has one", protocol.WebRTCProfile)})
 		return
 	}
+	t.goOwned(func() { rtcpeer.DrainRTCP(r) })
 	t.goOwned(func() { t.playTrack(tr) })
 }
 
-// playTrack decodes the agent's voice into the Sink, concealing short
-// gaps; without a Sink it only reads, so pion's buffers keep draining.
+// playTrack decodes the agent's voice into the Sink in sequence order,
+// holding a gap open for a resent packet (rtcpeer.VoiceReader) and
+// concealing the gaps given up; without a Sink it only reads, so pion's
+// buffers keep draining.
 func (t *WebRTCTransport) playTrack(tr *webrtc.TrackRemote) {
 	var dec Decoder
 	if t.sink != nil {
@@ -153,42 +162,38 @@ func (t *WebRTCTransport) playTrack(tr *webrtc.TrackRemote) {
 			dec = nil // not a typed nil from the factory
 		}
 	}
-	var last uint16
-	started := false
-	for {
-		pkt, _, err := tr.ReadRTP()
-		if err != nil {
+	arrived := func(pkt *rtp.Packet, fresh bool) {
+		if !fresh {
 			return
 		}
 		t.stats.received.Add(1)
 		if wire.HasLBRR(pkt.Payload) {
 			t.stats.withFEC.Add(1)
 		}
-		if started {
-			gap := pkt.SequenceNumber - last - 1
-			if gap >= 0x8000 {
-				continue // duplicate or late: its moment has passed
-			}
-			if gap > 0 {
-				t.stats.lost.Add(int64(gap))
-				if dec != nil && gap <= wire.MaxConcealedPackets {
-					t.conceal(dec, int(gap), pkt.Payload)
-				}
+	}
+	play := func(s wire.Slot) {
+		if s.Late {
+			t.stats.late.Add(1)
+		}
+		if s.Lost > 0 {
+			t.stats.lost.Add(int64(s.Lost))
+			if dec != nil && s.Lost <= wire.MaxConcealedPackets {
+				t.conceal(dec, s.Lost, s.Payload)
 			}
 		}
-		last, started = pkt.SequenceNumber, true
-		if dec == nil || len(pkt.Payload) == 0 {
-			continue
+		if dec == nil || len(s.Payload) == 0 {
+			return
 		}
-		pcm, err := dec.Decode(pkt.Payload)
+		pcm, err := dec.Decode(s.Payload)
 		if err != nil {
 			t.stats.decodeErrors.Add(1)
-			continue
+			return
 		}
 		if !t.play(pcm) {
 			dec = nil // the sink is closed: keep reading, stop decoding
 		}
 	}
+	rtcpeer.NewVoiceReader(arrived, play, func() time.Duration { _, rtt := t.timing.Voice(t.pc); return rtt }).Run(tr)
 }
 
 // conceal fills a gap of lost packets before payload (wire.Conceal) and

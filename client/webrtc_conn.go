@@ -39,8 +39,9 @@ type WebRTCTransport struct {
 	sid    string
 	peer   *rtcpeer.Peer          // the connection's lifecycle, shared with the agent's side
 	pc     *webrtc.PeerConnection // peer.PC
+	timing *rtcpeer.Timing        // jitter and round trip of the voice
 	dc     *webrtc.DataChannel
-	track  *webrtc.TrackLocalStaticSample
+	track  *rtcpeer.VoiceTrack
 	mic    Microphone
 	sink   Sink
 	newDec func() (Decoder, error)
@@ -80,7 +81,7 @@ type WebRTCTransport struct {
 	// brief: Close was given a protocol error; see faultCloseTimeout.
 	brief atomic.Bool
 	stats struct {
-		sent, received, lost, decodeErrors, played, recovered, concealed, restarts, withFEC atomic.Int64
+		sent, received, lost, late, decodeErrors, played, recovered, concealed, restarts, withFEC atomic.Int64
 	}
 }
 
@@ -95,7 +96,7 @@ const faultCloseTimeout = 100 * time.Millisecond
 
 // newWebRTCTransport creates the peer connection with the profile's track
 // and channel and registers every callback.
-func newWebRTCTransport(api *webrtc.API, o *WebRTCOptions, cands *candidateLog) (*WebRTCTransport, error) {
+func newWebRTCTransport(api *webrtc.API, o *WebRTCOptions, cands *candidateLog, timing *rtcpeer.Timing) (*WebRTCTransport, error) {
 	cfg := iceConfig(o)
 	log := o.Logger.With("session", o.SessionID)
 	peer, err := rtcpeer.NewPeer(api, cfg, "client", log, func(what string) error {
@@ -106,7 +107,7 @@ func newWebRTCTransport(api *webrtc.API, o *WebRTCOptions, cands *candidateLog) 
 	}
 	pc := peer.PC
 	t := &WebRTCTransport{
-		log: log, sid: o.SessionID, peer: peer, pc: pc, mic: o.Mic, sink: o.Sink, newDec: o.NewDecoder, cands: cands, onReply: o.OnReplyAudio,
+		log: log, sid: o.SessionID, peer: peer, pc: pc, mic: o.Mic, sink: o.Sink, newDec: o.NewDecoder, cands: cands, timing: timing, onReply: o.OnReplyAudio,
 		items: make(chan []byte), recvDone: make(chan struct{}), opened: make(chan struct{}),
 		closing: make(chan struct{}), life: peer.Life,
 	}
@@ -116,7 +117,7 @@ func newWebRTCTransport(api *webrtc.API, o *WebRTCOptions, cands *candidateLog) 
 		t.Close(nil)
 		return nil, fmt.Errorf("client: webrtc: %w", err)
 	}
-	if t.track, err = webrtc.NewTrackLocalStaticSample(rtcpeer.OpusCodec, "audio", "acbridge"); err != nil {
+	if t.track, err = rtcpeer.NewVoiceTrack("audio", "acbridge"); err != nil {
 		return fail(err)
 	}
 	tr, err := pc.AddTransceiverFromTrack(t.track, webrtc.RTPTransceiverInit{Direction: webrtc.RTPTransceiverDirectionSendrecv})

@@ -3,8 +3,6 @@ package client
 import (
 	"math"
 	"time"
-
-	"github.com/pion/webrtc/v4"
 )
 
 // Quality is the voice path's state, for a fleet to watch: what the
@@ -12,8 +10,9 @@ import (
 // the jitter of its arrival, the round trip from RTCP receiver reports,
 // and the E-model's estimate of a listener's opinion of the call.
 type Quality struct {
-	// Loss is the fraction of the agent's frames lost on the way; Residual
-	// the fraction neither received nor recovered through FEC.
+	// Loss is the fraction of the agent's frames lost on the way and not
+	// resent in time after a NACK; Residual the fraction of those also not
+	// recovered through FEC.
 	Loss, Residual float64
 	Jitter         time.Duration // interarrival jitter of the agent's RTP (RFC 3550)
 	RTT            time.Duration // 0 until the agent's first receiver report
@@ -30,14 +29,7 @@ func (t *WebRTCTransport) Quality() Quality {
 		q.Loss = float64(st.PacketsLost) / float64(total)
 		q.Residual = float64(st.PacketsLost-st.Recovered) / float64(total)
 	}
-	for _, s := range t.pc.GetStats() {
-		switch s := s.(type) {
-		case webrtc.InboundRTPStreamStats:
-			q.Jitter = time.Duration(s.Jitter * float64(time.Second))
-		case webrtc.RemoteInboundRTPStreamStats:
-			q.RTT = time.Duration(s.RoundTripTime * float64(time.Second))
-		}
-	}
+	q.Jitter, q.RTT = t.timing.Voice(t.pc)
 	q.MOS = EModelMOS(q.RTT/2+q.Jitter+20*time.Millisecond, q.Residual)
 	return q
 }

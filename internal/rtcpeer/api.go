@@ -8,6 +8,8 @@ import (
 	"github.com/agentcall/acbridge/protocol"
 	"github.com/pion/ice/v4"
 	"github.com/pion/interceptor"
+	"github.com/pion/interceptor/pkg/nack"
+	"github.com/pion/interceptor/pkg/stats"
 	"github.com/pion/webrtc/v4"
 	"golang.org/x/net/http/httpguts"
 )
@@ -63,23 +65,77 @@ const DTLSRetransmit = 100 * time.Millisecond
 // stopped reading; a send beyond it fails instead of growing memory.
 const MaxSendBuffered = 1 << 20
 
+// APIOptions are a side's settings for NewAPI; the zero value is the
+// profile's shared setup.
+type APIOptions struct {
+	// Tune, if not nil, adds the side's own ICE rules (which addresses,
+	// which timeouts) to the setting engine.
+	Tune func(*webrtc.SettingEngine)
+	// NoNACK leaves NACK out of the offer or answer: no retransmission is
+	// asked for or given (tests compare against it).
+	NoNACK bool
+	// Timing, if not nil, is set to read the connection's jitter and
+	// round trip.
+	Timing *Timing
+}
+
+// NACKInterval is how often the receiver asks again for a missing voice
+// packet (pion's default 100 ms is for video, whose frames wait for their
+// packets; a voice packet is worth asking for only while the receiver's
+// hold, VoiceHold, still keeps its place).
+const NACKInterval = 20 * time.Millisecond
+
+// nackAsks bounds how often one missing packet is asked for: past
+// VoiceHold's bound the receiver has given it up.
+const nackAsks = 5
+
 // NewAPI builds a pion API for one connection: Opus as the only codec,
-// RTCP reports only (voice needs no NACK or bandwidth estimation), detached
-// data channels so that reads are bounded by our own buffer, our advertised
-// max-message-size equal to the 0.1 frame bound, and no mDNS. tune, if not
-// nil, adds the side's own ICE rules (which addresses, which timeouts) to
-// the setting engine.
+// with NACK for it (RFC 4585 generic NACK: the receiver asks for a
+// missing packet, the sender sends it again from a bounded history)
+// unless o.NoNACK, RTCP reports, pion's stats interceptor (o.Timing),
+// detached data channels so that reads are bounded by our own buffer, our
+// advertised max-message-size equal to the 0.1 frame bound, and no mDNS.
 //
 // The errors name the step and carry no package prefix, so that each side
 // wraps them under its own.
-func NewAPI(tune func(*webrtc.SettingEngine)) (*webrtc.API, error) {
+func NewAPI(o APIOptions) (*webrtc.API, error) {
 	m := &webrtc.MediaEngine{}
-	if err := m.RegisterCodec(webrtc.RTPCodecParameters{RTPCodecCapability: OpusCodec, PayloadType: OpusPayloadType}, webrtc.RTPCodecTypeAudio); err != nil {
+	codec := OpusCodec
+	if !o.NoNACK {
+		codec.RTCPFeedback = []webrtc.RTCPFeedback{{Type: "nack"}}
+	}
+	if err := m.RegisterCodec(webrtc.RTPCodecParameters{RTPCodecCapability: codec, PayloadType: OpusPayloadType}, webrtc.RTPCodecTypeAudio); err != nil {
 		return nil, fmt.Errorf("webrtc codec: %w", err)
 	}
+	// The stats interceptor comes first: an interceptor sees only the RTCP
+	// of those bound after it, and it needs the sender reports (for the
+	// round trip) and the NACKs that the others write.
 	ir := &interceptor.Registry{}
+	si, err := stats.NewInterceptor()
+	if err != nil {
+		return nil, fmt.Errorf("webrtc stats: %w", err)
+	}
+	if o.Timing != nil {
+		si.OnNewPeerConnection(func(_ string, g stats.Getter) { o.Timing.set(g) })
+	}
+	ir.Add(si)
 	if err := webrtc.ConfigureRTCPReports(ir); err != nil {
 		return nil, fmt.Errorf("webrtc interceptors: %w", err)
+	}
+	if !o.NoNACK {
+		// webrtc.ConfigureNack announces NACK for video only; the
+		// interceptors themselves follow the codec's feedback, so
+		// registering them with Opus's above gives voice NACK.
+		gen, err := nack.NewGeneratorInterceptor(nack.GeneratorInterval(NACKInterval), nack.GeneratorMaxNacksPerPacket(nackAsks))
+		if err != nil {
+			return nil, fmt.Errorf("webrtc nack: %w", err)
+		}
+		resp, err := nack.NewResponderInterceptor()
+		if err != nil {
+			return nil, fmt.Errorf("webrtc nack: %w", err)
+		}
+		ir.Add(resp)
+		ir.Add(gen)
 	}
 	var s webrtc.SettingEngine
 	s.DetachDataChannels()
@@ -103,16 +159,22 @@ func NewAPI(tune func(*webrtc.SettingEngine)) (*webrtc.API, error) {
 	s.SetHostAcceptanceMinWait(0)
 	s.SetSrflxAcceptanceMinWait(0)
 	s.SetPrflxAcceptanceMinWait(0)
-	if tune != nil {
-		tune(&s)
+	if o.Tune != nil {
+		o.Tune(&s)
 	}
 	return webrtc.NewAPI(webrtc.WithMediaEngine(m), webrtc.WithInterceptorRegistry(ir), webrtc.WithSettingEngine(s)), nil
 }
 
-// DrainRTCP reads a sender's RTCP until the sender stops, so that the
-// interceptors see the peer's receiver reports and pion's buffers never
-// fill.
-func DrainRTCP(s *webrtc.RTPSender) {
+// RTCPReader is a sender or receiver whose RTCP can be read.
+type RTCPReader interface {
+	Read(b []byte) (int, interceptor.Attributes, error)
+}
+
+// DrainRTCP reads a sender's or receiver's RTCP until it stops, so that
+// the interceptors see it and pion's buffers never fill: the peer's
+// receiver reports and NACKs come on the sender, its sender reports (which
+// the round trip needs) on the receiver.
+func DrainRTCP(s RTCPReader) {
 	buf := make([]byte, 1500)
 	for {
 		if _, _, err := s.Read(buf); err != nil {

@@ -12,10 +12,10 @@ import (
 // loopbackAPI is the profile's API on loopback.
 func loopbackAPI(t *testing.T) *webrtc.API {
 	t.Helper()
-	api, err := NewAPI(func(s *webrtc.SettingEngine) {
+	api, err := NewAPI(APIOptions{Tune: func(s *webrtc.SettingEngine) {
 		s.SetIncludeLoopbackCandidate(true)
 		s.SetIPFilter(func(ip net.IP) bool { return ip.IsLoopback() })
-	})
+	}})
 	if err != nil {
 		t.Fatal(err)
 	}

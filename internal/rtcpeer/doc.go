@@ -1,8 +1,12 @@
 // Package rtcpeer is what the client and the reference agent share of a
 // peer connection under the agentcall-webrtc-0.1 profile (spec "WebSocket
-// and WebRTC"): the pion API both build (Opus as the only codec, RTCP
-// reports, detached data channels, the 0.1 frame bound as max-message-size,
-// no mDNS), the AgentCall-Session-ID bound, the 0.1 frame rules applied
+// and WebRTC"): the pion API both build (Opus as the only codec with
+// RFC 4585 NACK, RTCP reports and stats, detached data channels, the 0.1
+// frame bound as max-message-size, no mDNS), the voice track whose RTP
+// timestamps follow the clock over silence (VoiceTrack, RFC 3550 §5.1) and
+// its in-order reader that holds a gap open for a resend (VoiceReader),
+// the jitter and round trip (Timing, RFC 3550 §6.4), the
+// AgentCall-Session-ID bound, the 0.1 frame rules applied
 // to data channel messages (as internal/wsframe applies them to WebSocket
 // frames), the detached channel with its bounded send buffer (Channel), the
 // end-of-connection bookkeeping (Life), the hand-over of a dead ICE path to

@@ -33,7 +33,7 @@ func TestValidSessionID(t *testing.T) {
 // and lets the side tune ICE.
 func TestNewAPI(t *testing.T) {
 	tuned := false
-	api, err := NewAPI(func(*webrtc.SettingEngine) { tuned = true })
+	api, err := NewAPI(APIOptions{Tune: func(*webrtc.SettingEngine) { tuned = true }})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -46,10 +46,10 @@ func (a *Agent) serveRTC(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "offer too large", http.StatusRequestEntityTooLarge)
 		return
 	}
-	api, err := rtcpeer.NewAPI(func(s *webrtc.SettingEngine) {
+	api, err := rtcpeer.NewAPI(rtcpeer.APIOptions{Tune: func(s *webrtc.SettingEngine) {
 		s.SetIncludeLoopbackCandidate(true)
 		s.SetIPFilter(func(ip net.IP) bool { return ip.IsLoopback() })
-	})
+	}})
 	if err != nil {
 		http.Error(w, err.Error(), http.StatusInternalServerError)
 		return

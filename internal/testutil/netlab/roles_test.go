@@ -48,6 +48,7 @@ type agentArgs struct {
 	Listen, Cert, Key string
 	NoFEC             bool // the reply voice encoded without in-band FEC
 	NoICERestart      bool // every offer opens a session of its own
+	NoNACK            bool // no retransmission asked for or given
 }
 
 // agentRole serves the reference WebRTC agent over TLS, says where on
@@ -59,7 +60,7 @@ func agentRole() int {
 		fmt.Fprintln(os.Stderr, err)
 		return 2
 	}
-	ag, err := agent.New(&agent.Options{Transport: "webrtc", Physical: true, ReplyEncoder: &audio.EncoderOptions{NoFEC: a.NoFEC}, NoICERestart: a.NoICERestart, OnAudioTurn: func(at agent.AudioTurn) {
+	ag, err := agent.New(&agent.Options{Transport: "webrtc", Physical: true, ReplyEncoder: &audio.EncoderOptions{NoFEC: a.NoFEC}, NoICERestart: a.NoICERestart, NoNACK: a.NoNACK, OnAudioTurn: func(at agent.AudioTurn) {
 		b, _ := json.Marshal(at)
 		fmt.Fprintf(os.Stderr, "turn %s\n", b)
 	}})
@@ -99,6 +100,7 @@ type kioskArgs struct {
 	// ToneHz, if set, adds a last turn in which the microphone hears a
 	// tone at this frequency instead of speech.
 	ToneHz float64
+	NoNACK bool // no retransmission asked for or given
 }
 
 // kioskResult is what the kiosk role measured.
@@ -106,12 +108,15 @@ type kioskResult struct {
 	SetupMs     []float64 // dial (card known) to data channel open
 	ReplayMs    []float64 // the walkthrough's 69 steps, per replay that passed
 	ReplayFails []string
-	MicSent     int64 // microphone packets put on the track
-	ReplyRecv   int64 // agent packets received
-	ReplyLost   int64 // agent packets missing (sequence gaps)
-	Recovered   int64 // of those, frames recovered from in-band FEC
-	WithFEC     int64 // agent packets carrying an FEC copy
-	Concealed   int64 // and frames the decoder extrapolated
+	MicSent     int64   // microphone packets put on the track
+	ReplyRecv   int64   // agent packets received
+	ReplyLost   int64   // agent packets missing (sequence gaps)
+	Recovered   int64   // of those, frames recovered from in-band FEC
+	WithFEC     int64   // agent packets carrying an FEC copy
+	Concealed   int64   // and frames the decoder extrapolated
+	Late        int64   // agent packets that filled a gap held open for them (resent after a NACK)
+	JitterMs    float64 // of the agent's RTP, at the end
+	RTTMs       float64 // from RTCP, at the end
 	PlayedMs    float64
 	Lasting     []string // the health code of each dial error client.Lasting knows
 	// A roam's: the address move to the restart's end, and restarts seen.
@@ -154,7 +159,7 @@ func measure(a kioskArgs) (r kioskResult) {
 		return r
 	}
 	opts := func() *client.WebRTCOptions {
-		return &client.WebRTCOptions{ICEServers: a.ICEServers, RelayOnly: a.Relay, Logger: slog.New(slog.NewTextHandler(os.Stderr, nil))}
+		return &client.WebRTCOptions{ICEServers: a.ICEServers, RelayOnly: a.Relay, NoNACK: a.NoNACK, Logger: slog.New(slog.NewTextHandler(os.Stderr, nil))}
 	}
 	for i := 0; i < a.Replays; i++ {
 		start := time.Now()
@@ -229,7 +234,9 @@ func talk(ctx context.Context, ag *client.Discovered, o *client.WebRTCOptions, a
 	}
 	st := tr.Stats()
 	r.MicSent, r.ReplyRecv, r.ReplyLost = st.PacketsSent, st.PacketsReceived, st.PacketsLost
-	r.Recovered, r.Concealed, r.PlayedMs, r.WithFEC = st.Recovered, st.Concealed, ms(st.Played), st.PacketsWithFEC
+	r.Recovered, r.Concealed, r.PlayedMs, r.WithFEC, r.Late = st.Recovered, st.Concealed, ms(st.Played), st.PacketsWithFEC, st.Late
+	q := tr.Quality()
+	r.JitterMs, r.RTTMs = ms(q.Jitter), ms(q.RTT)
 	return nil
 }
 
@@ -371,6 +378,8 @@ func heardSum(turns []agent.AudioTurn) (sum agent.AudioTurn) {
 		sum.WithFEC += at.WithFEC
 		sum.Recovered += at.Recovered
 		sum.Concealed += at.Concealed
+		sum.Late += at.Late
+		sum.Before += at.Before
 	}
 	return sum
 }
