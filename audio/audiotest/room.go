@@ -32,6 +32,7 @@ type Room struct {
 	all      []int16 // everything written, for Samples
 	talk     []int16 // near-end speech
 	talkAt   int64   // clock position of talk[0]
+	heard    int64   // clock position of the open capture's next chunk
 	echo     *audio.Processor
 	noise    *rand.Rand
 	open     bool
@@ -58,6 +59,10 @@ func NewRoom(path *audio.EchoPath) *Room {
 	}
 }
 
+// maxLag bounds the speaker's history kept for a capture that lags
+// behind the clock: 10 s, beyond which its echo is lost.
+const maxLag = 10 * audio.SampleRate
+
 func (r *Room) now() int64 { return int64(time.Since(r.start) * audio.SampleRate / time.Second) }
 
 // advance plays the speaker up to clock position to, feeding the echo
@@ -72,7 +77,17 @@ func (r *Room) advance(to int64) {
 	r.queue = r.queue[k:]
 	r.clock = to
 	r.played = append(r.played, out...)
-	if keep := r.path.Span() + 4*r.frame; len(r.played) > 2*keep {
+	// What the echo of the capture's next chunk still needs: the path's
+	// span before it, and everything played since. A Write that found the
+	// queue full plays up to the wall clock, which on a busy machine can
+	// be well past a capture that has not read yet; trimming to the span
+	// alone then lost that chunk's echo while the canceller had its
+	// reference, and the canceller unlearnt the room.
+	keep := r.path.Span() + 4*r.frame
+	if r.open {
+		keep += int(min(max(r.clock-r.heard, 0), maxLag))
+	}
+	if len(r.played) > 2*keep {
 		r.played = append(r.played[:0], r.played[len(r.played)-keep:]...)
 	}
 	r.echo.Far(out)
@@ -176,6 +191,7 @@ func (r *Room) AudioRecord(prop.Media) (mdaudio.Reader, error) {
 	r.mu.Lock()
 	closed := r.closed
 	next := r.now()
+	r.heard = next
 	r.mu.Unlock()
 	return mdaudio.ReaderFunc(func() (wave.Audio, func(), error) {
 		end := next + int64(r.frame)
@@ -199,7 +215,7 @@ func (r *Room) AudioRecord(prop.Media) (mdaudio.Reader, error) {
 			}
 			chunk.Data[i] = clamp(v)
 		}
-		next = end
+		next, r.heard = end, end
 		return chunk, func() {}, nil
 	}), nil
 }

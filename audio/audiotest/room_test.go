@@ -7,6 +7,9 @@ import (
 
 	"github.com/agentcall/acbridge/audio"
 	"github.com/agentcall/acbridge/audio/audiotest"
+	"github.com/pion/mediadevices/pkg/driver"
+	"github.com/pion/mediadevices/pkg/prop"
+	"github.com/pion/mediadevices/pkg/wave"
 )
 
 // The room's microphone hears what its speaker plays, after the path's
@@ -85,4 +88,43 @@ func captureRoom(t *testing.T, room *audiotest.Room, p *audio.Processor) ([]int1
 		return nil, err
 	}
 	return pcm, mic.Stop()
+}
+
+// A capture that has not read for a while still hears the echo of what
+// the speaker played meanwhile: here the speaker's writer runs ahead of
+// the wall clock (Write plays up to it when the queue is full) while the
+// microphone reads nothing for over a second, as on a busy machine.
+func TestRoomKeepsEchoForALateCapture(t *testing.T) {
+	room := audiotest.NewRoom(audio.NewEchoPath(30*time.Millisecond, 6, 150*time.Millisecond, 80*time.Millisecond, 1))
+	mic := room.Mic()
+	if err := mic.Open(); err != nil {
+		t.Fatal(err)
+	}
+	defer mic.Close()
+	rec, err := mic.(driver.AudioRecorder).AudioRecord(prop.Media{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	far := audio.SpeechLike(1500*time.Millisecond, 120, 3)
+	for at := 0; at+audio.FrameSamples <= len(far); at += audio.FrameSamples {
+		if err := room.Write(far[at : at+audio.FrameSamples]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The first second of the capture, read only now; its first half is
+	// what the old trimming lost.
+	var heard []int16
+	for len(heard) < audio.SampleRate {
+		chunk, release, err := rec.Read()
+		if err != nil {
+			t.Fatal(err)
+		}
+		heard = append(heard, chunk.(*wave.Int16Interleaved).Data...)
+		release()
+	}
+	db := audio.LevelDB(heard, audio.SampleRate/10, audio.SampleRate/2)
+	t.Logf("the late capture heard %.1f dBFS", db)
+	if db < -45 {
+		t.Errorf("the late capture heard the speaker at %.1f dBFS: its echo was lost", db)
+	}
 }
