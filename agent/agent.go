@@ -90,7 +90,7 @@ type Options struct {
 	// 600 ms). New refuses options audio.Voice refuses.
 	ReplyVoice *audio.VoiceOptions
 	// ReplyEncoder encodes that voice. nil: audio's defaults (in-band FEC
-	// on); NoFEC only to measure what FEC recovers.
+	// and DTX on); NoFEC and NoDTX only to measure what they do.
 	ReplyEncoder *audio.EncoderOptions
 	// NoICERestart answers every offer with a session of its own, as an
 	// agent without ICE restart does (aiortc): for testing a client's

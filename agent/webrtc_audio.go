@@ -34,6 +34,9 @@ type AudioTurn struct {
 	Turn      int64
 	Committed bool // false: cancelled, or cut by the end of the session
 	Packets   int  // Opus packets received inside the turn
+	// Bytes of their RTP payloads: in a silence, with the client's DTX,
+	// 1 or 2 per packet.
+	Bytes int
 	// Before: packets that arrived after the previous turn closed and
 	// before this one opened, counted nowhere else: on a lossy link the
 	// data channel's turn start, held up by a retransmission, is
@@ -99,6 +102,7 @@ func (ta *turnAudio) arrived(p *rtp.Packet, fresh bool) int64 {
 	}
 	t := ta.cur
 	t.Packets++
+	t.Bytes += len(p.Payload)
 	ta.lastAt = time.Now()
 	if audiowire.HasLBRR(p.Payload) {
 		t.WithFEC++

@@ -21,19 +21,23 @@ type EncoderOptions struct {
 	// NoFEC turns in-band FEC off (default on, with LossHint): only to
 	// measure what FEC recovers on a lossy link.
 	NoFEC bool
+	// NoDTX turns discontinuous transmission off (default on): only to
+	// measure what DTX saves in silence.
+	NoDTX bool
 }
 
 // encoderSettings are EncoderOptions with the defaults applied.
 type encoderSettings struct {
 	bitrate int
 	fec     bool
+	dtx     bool
 }
 
 func (o *EncoderOptions) settings() (encoderSettings, error) {
 	if o == nil {
-		return encoderSettings{bitrate: DefaultBitrate, fec: true}, nil
+		return encoderSettings{bitrate: DefaultBitrate, fec: true, dtx: true}, nil
 	}
-	s := encoderSettings{bitrate: o.Bitrate, fec: !o.NoFEC}
+	s := encoderSettings{bitrate: o.Bitrate, fec: !o.NoFEC, dtx: !o.NoDTX}
 	if s.bitrate == 0 {
 		s.bitrate = DefaultBitrate
 	}

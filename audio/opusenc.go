@@ -26,7 +26,20 @@ const LossHint = 10
 const maxOpusPacket = 4000
 
 // fecEncoder is a codec.ReadCloser: 20 ms mono frames from src encoded by
-// libopus for VoIP with in-band FEC and LossHint.
+// libopus for VoIP with in-band FEC, LossHint and DTX.
+//
+// With DTX, libopus encodes a frame of silence it need not send (past
+// its hangover: 200 ms of digital silence, longer for noise; apart from
+// a comfort-noise update every 400 ms) as a packet of 1 or 2 bytes. Those
+// packets are sent as they are, not omitted as RFC 7587 would allow:
+// every receiver here (wire.Reorder, the kiosk's and the agent's
+// counters, NACK) tells loss by a gap in RTP sequence numbers, and the
+// decoder turns a tiny packet into the comfort noise of the silence. An
+// omitted packet would read as lost, be asked for again and concealed,
+// unless every receiver told a DTX gap from a loss by the RTP timestamp.
+// A silence's payload drops to about 1 kbit/s (8.4 for digital silence,
+// 25 for a quiet room's noise without DTX); its packets, and their
+// headers, still go.
 type fecEncoder struct {
 	src mdaudio.Reader
 	mu  sync.Mutex
@@ -46,6 +59,7 @@ func newFECEncoder(mono mdaudio.Reader, es encoderSettings) (*fecEncoder, error)
 		func() error { return enc.SetBitrate(es.bitrate) },
 		func() error { return enc.SetInBandFEC(es.fec) },
 		func() error { return enc.SetPacketLossPerc(LossHint) },
+		func() error { return enc.SetDTX(es.dtx) },
 	} {
 		if err := set(); err != nil {
 			return nil, err

@@ -18,7 +18,8 @@ type RTCTurns struct {
 }
 
 // StartRTCTurns opens the audiotest microphone, dials ag over WebRTC with
-// it (o may set the rest of the options; its Mic is replaced) and starts a
+// it (o may set the rest of the options, and an *audio.Mic to use
+// instead, which then also closes in t.Cleanup) and starts a
 // session with explicit turns under the transport's session id. The
 // session and the microphone close in t.Cleanup; a test that checks for
 // leaked goroutines before its cleanups run closes them itself (Close is
@@ -37,15 +38,18 @@ func StartRTCTurns(t testing.TB, ag *client.Discovered, o *client.WebRTCOptions)
 func StartRTC(t testing.TB, ag *client.Discovered, o *client.WebRTCOptions) *RTCTurns {
 	t.Helper()
 	ctx := context.Background()
-	mic, err := audio.NewMic(&audio.MicOptions{Device: audio.TestDevice})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { mic.Close() })
 	opts := client.WebRTCOptions{}
 	if o != nil {
 		opts = *o
 	}
+	mic, ok := opts.Mic.(*audio.Mic)
+	if !ok || mic == nil {
+		var err error
+		if mic, err = audio.NewMic(&audio.MicOptions{Device: audio.TestDevice}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Cleanup(func() { mic.Close() })
 	opts.Mic = mic
 	tr, err := ag.DialWebRTC(ctx, &opts)
 	if err != nil {

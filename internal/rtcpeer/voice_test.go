@@ -31,6 +31,30 @@ func timedPeer(t *testing.T, o APIOptions) (*webrtc.PeerConnection, *Timing) {
 	return pc, o.Timing
 }
 
+// voicePair connects two loopback peers, a VoiceTrack on the first
+// (returned) and read on the second by read, on a goroutine of pion's;
+// the second's Timing reads its stats.
+func voicePair(t *testing.T, read func(*webrtc.TrackRemote)) (*VoiceTrack, *webrtc.PeerConnection, *Timing) {
+	t.Helper()
+	a, _ := timedPeer(t, APIOptions{})
+	b, tb := timedPeer(t, APIOptions{})
+	tr, err := NewVoiceTrack("audio", "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := a.AddTrack(tr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	go DrainRTCP(s)
+	b.OnTrack(func(tr *webrtc.TrackRemote, r *webrtc.RTPReceiver) {
+		go DrainRTCP(r)
+		read(tr)
+	})
+	connect(t, a, b)
+	return tr, b, tb
+}
+
 // Two peers send each other voice packets for a few receiver-report
 // intervals: each reads a round trip from the other's receiver reports,
 // and both negotiate NACK for Opus (none with NoNACK).
@@ -116,23 +140,10 @@ func TestVoiceTimingAndNACK(t *testing.T) {
 // timestamps advance only by the audio written reads a sixteenth of the
 // pause (125 ms) at once.
 func TestVoiceTrackTimestampsOverSilence(t *testing.T) {
-	a, _ := timedPeer(t, APIOptions{})
-	b, tb := timedPeer(t, APIOptions{})
-	tr, err := NewVoiceTrack("audio", "test")
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := a.AddTrack(tr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	go DrainRTCP(s)
 	arrived := make(chan struct{}, 64)
-	b.OnTrack(func(tr *webrtc.TrackRemote, r *webrtc.RTPReceiver) {
-		go DrainRTCP(r)
+	tr, b, tb := voicePair(t, func(tr *webrtc.TrackRemote) {
 		NewVoiceReader(func(*rtp.Packet, bool) { arrived <- struct{}{} }, func(wire.Slot) {}, nil).Run(tr)
 	})
-	connect(t, a, b)
 	tick := time.NewTicker(wire.FrameDuration)
 	defer tick.Stop()
 	const before, pause, after = 25, 100, 10 // in 20 ms frames
