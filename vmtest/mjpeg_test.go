@@ -2,7 +2,9 @@ package vmtest
 
 import (
 	"bytes"
+	"context"
 	"encoding/base64"
+	"fmt"
 	"image"
 	"image/color"
 	"image/jpeg"
@@ -58,30 +60,49 @@ func mjpegFrame(t *testing.T) []byte {
 	out := append([]byte{}, b[:2]...)
 	out = append(out, segment(0xE1, "Exif\x00\x00MM\x00\x2a\x00\x00\x00\x08"+jpegCanary)...)
 	out = append(out, segment(0xFE, jpegCanary)...)
-	out = append(out, b[2:]...)
-	if os.Getenv("ACBRIDGE_VM_FAULT") == "mjpeg-truncated" {
-		// Header and half the scan, no EOI: a camera's broken frame.
-		out = out[:len(out)/2]
-	}
-	return out
+	return append(out, b[2:]...)
 }
 
-// testPhotoMJPEG: guestd feeds mjpegFrame to the v4l2loopback node;
-// `acbridge devices` lists it as a camera and `acbridge photo` from it is
-// a bounded JPEG, of the fed frame's size, without its metadata, whose two
-// halves have the fed colours.
+// mjpegBrokenEvery is how often guestd's feed breaks a frame (cuts it after
+// half and ends it): every third, which the capture must skip; the
+// mjpeg-truncated fault breaks every frame.
+func mjpegBrokenEvery() string {
+	if os.Getenv("ACBRIDGE_VM_FAULT") == "mjpeg-truncated" {
+		return "1"
+	}
+	return "3"
+}
+
+// mjpegDaemonConfig is lineConfig's daemon (PHOTO only, on the header)
+// with the button on its real line, daemonConfig's debounce for press's
+// bounce, and the fed loopback camera.
+var mjpegDaemonConfig = strings.NewReplacer(
+	"line = 99", fmt.Sprintf("line = %d\ndebounce = \"400ms\"", linePhoto),
+	"line99-keystore", "mjpeg-keystore",
+	`device = "/dev/video0"`, `device = "`+mjpegCamera+`"`).Replace(lineConfig)
+
+// testPhotoMJPEG: guestd feeds mjpegFrame to the v4l2loopback node, every
+// third frame broken; `acbridge devices` lists it as a camera and
+// `acbridge photo` from it is a bounded JPEG, of the fed frame's size,
+// without its metadata, whose two halves have the fed colours; then a
+// daemon's PHOTO press sends a photo from it to the agent.
 func (r *rig) testPhotoMJPEG(t *testing.T) {
 	frame := mjpegFrame(t)
 	if _, err := r.vm.RunInput(t.Context(), 20*time.Second, base64.StdEncoding.EncodeToString(frame), "sh", "-c", "base64 -d > /tmp/feed.jpg"); err != nil {
 		t.Fatal(err)
 	}
-	r.sh(t, 10*time.Second, "rm -f /tmp/feed.log; (guestd mjpeg-feed "+mjpegCamera+" /tmp/feed.jpg > /tmp/feed.log 2>&1 & echo $! > /tmp/feed.pid) >/dev/null 2>&1")
+	r.sh(t, 10*time.Second, "rm -f /tmp/feed.log; (guestd mjpeg-feed "+mjpegCamera+" /tmp/feed.jpg "+mjpegBrokenEvery()+" > /tmp/feed.log 2>&1 & echo $! > /tmp/feed.pid) >/dev/null 2>&1")
 	t.Cleanup(func() {
-		r.vm.Run(t.Context(), 10*time.Second, "sh", "-c", "kill $(cat /tmp/feed.pid)")
+		// t.Context is over by the time cleanups run. The killed feed
+		// stays a zombie (PID 1, guestd, reaps only its own children):
+		// wait for that state, not for the process to go.
+		r.vm.Run(context.Background(), 10*time.Second, "sh", "-c",
+			`p=$(cat /tmp/feed.pid); kill $p; while s=$(cut -d' ' -f3 /proc/$p/stat 2>/dev/null) && [ "$s" != Z ]; do usleep 50000; done`)
 	})
 	r.waitFile(t, "/tmp/feed.log", "feeding "+mjpegCamera, 1, 30*time.Second)
 
-	// Unfed, the node is listed too, as an output without capture.
+	// Unfed, the node is listed too, but as an output that does not
+	// capture (exclusive_caps): the feed makes it a camera.
 	var cam map[string]any
 	for _, d := range r.devices(t)["cameras"].Devices {
 		if d["name"] == mjpegCamera {
@@ -122,6 +143,7 @@ func (r *rig) testPhotoMJPEG(t *testing.T) {
 			t.Errorf("photo's %s half has mean colour %v, want the fed %v ±12", c.name, c.got, c.want)
 		}
 	}
+	t.Run("press", r.mjpegPress)
 }
 
 // meanColour is the mean 8-bit RGB of img over rect.
@@ -137,4 +159,26 @@ func meanColour(img image.Image, rect image.Rectangle) color.RGBA {
 		return color.RGBA{}
 	}
 	return color.RGBA{R: uint8(sr / n), G: uint8(sg / n), B: uint8(sb / n), A: 255}
+}
+
+// mjpegPress: `acbridge run` with mjpegDaemonConfig; one bouncy PHOTO
+// press sends one photo from the fed camera, which the agent receives, and
+// neither the daemon nor the agent logs the fed frame's metadata. The
+// daemon has ended (its GPIO line free again) when it returns.
+func (r *rig) mjpegPress(t *testing.T) {
+	if _, err := r.vm.RunInput(t.Context(), 10*time.Second, mjpegDaemonConfig, "sh", "-c", "cat > /tmp/mjpeg.toml"); err != nil {
+		t.Fatal(err)
+	}
+	r.startDaemon(t, "mjpeg-run", "--config /tmp/mjpeg.toml")
+	r.waitFile(t, "/tmp/mjpeg-run.out", "you can use: photo]", 1, 60*time.Second)
+	r.press(t, linePhoto)
+	r.waitFile(t, "/tmp/mjpeg-run.out", "[photo sent]", 1, 60*time.Second)
+	r.waitFile(t, "/tmp/mjpeg-run.out", "agent: Received the photo; nothing stored.", 1, 30*time.Second)
+	logs := r.run(t, 5*time.Second, "sh", "-c", "cat /tmp/mjpeg-run.out /tmp/mjpeg-run.err").Stdout
+	if n := strings.Count(logs, "[photo sent]"); n != 1 {
+		t.Errorf("one PHOTO press sent %d photos", n)
+	}
+	if strings.Contains(logs, jpegCanary) || strings.Contains(r.agent.log.String(), jpegCanary) {
+		t.Error("the daemon's output or the agent's log shows the fed frame's metadata")
+	}
 }

@@ -19,6 +19,7 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -40,10 +41,15 @@ type Reply struct {
 }
 
 func main() {
-	// mjpeg-feed DEVICE FILE: run as its own process (in the background,
-	// ended by kill) so that the feed outlives the request that starts it.
-	if len(os.Args) == 4 && os.Args[1] == "mjpeg-feed" {
-		if err := feedMJPEG(os.Args[2], os.Args[3]); err != nil {
+	// mjpeg-feed DEVICE FILE EVERY: run as its own process (in the
+	// background, ended by kill) so that the feed outlives the request
+	// that starts it.
+	if len(os.Args) == 5 && os.Args[1] == "mjpeg-feed" {
+		every, err := strconv.Atoi(os.Args[4])
+		if err != nil {
+			log.Fatal(err)
+		}
+		if err := feedMJPEG(os.Args[2], os.Args[3], every); err != nil {
 			log.Fatal(err)
 		}
 		return

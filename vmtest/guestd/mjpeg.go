@@ -28,14 +28,16 @@ const (
 // feedMJPEG makes dev (a v4l2loopback node) an MJPEG camera of the JPEG in
 // file's size and writes the file to it as one frame per write(), at 15
 // frames a second until killed: the way a program feeding a loopback
-// camera does. It reports on stdout once the first frame is in, since the
-// capture side is a camera (exclusive_caps) only from then on.
-func feedMJPEG(dev, file string) error {
+// camera does. Every every-th frame (none when 0) is broken as a UVC
+// camera's frame cut short on the bus: its first half, then an EOI. It
+// reports on stdout once the first frame is in, since the capture side is
+// a camera (exclusive_caps) only from then on.
+func feedMJPEG(dev, file string, every int) error {
 	frame, err := os.ReadFile(file)
 	if err != nil {
 		return err
 	}
-	// A truncated frame still has its header: the size comes from it.
+	broken := append(append([]byte{}, frame[:len(frame)/2]...), 0xFF, 0xD9)
 	cfg, err := jpeg.DecodeConfig(bytes.NewReader(frame))
 	if err != nil {
 		return fmt.Errorf("%s: %w", file, err)
@@ -62,11 +64,15 @@ func feedMJPEG(dev, file string) error {
 	tick := time.NewTicker(feedInterval)
 	defer tick.Stop()
 	for n := 0; ; n++ {
-		if _, err := f.Write(frame); err != nil {
+		b := frame
+		if every > 0 && n%every == 0 {
+			b = broken
+		}
+		if _, err := f.Write(b); err != nil {
 			return fmt.Errorf("frame %d: %w", n, err)
 		}
 		if n == 0 {
-			fmt.Printf("feeding %s: MJPEG %dx%d, %d bytes a frame\n", dev, cfg.Width, cfg.Height, len(frame))
+			fmt.Printf("feeding %s: MJPEG %dx%d, %d bytes a frame, every %d broken\n", dev, cfg.Width, cfg.Height, len(frame), every)
 		}
 		<-tick.C
 	}
