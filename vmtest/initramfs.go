@@ -29,8 +29,10 @@ var guestLibFiles = []string{
 var guestTools = []string{"/usr/bin/aplay", "/usr/bin/arecord"}
 
 // initScript is the guest's PID 1: kernel file systems, the modules in
-// dependency order (v4l2loopback as /dev/video9, a camera once fed), an unlabelled GPIO simulator chip and then one labelled
-// as the Raspberry Pi's header (so that "header" is found by label), loopback and the forwarded network, pcscd, then guestd.
+// dependency order (v4l2loopback as /dev/video9, a camera once fed), an
+// unlabelled GPIO simulator chip and then one labelled as the Raspberry
+// Pi's header (so that "header" is found by label), loopback and the
+// forwarded network, pcscd, then guestd.
 const initScript = `#!/bin/busybox sh
 /bin/busybox --install -s /bin
 export PATH=/bin:/usr/bin:/usr/sbin
