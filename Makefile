@@ -118,9 +118,10 @@ repo: deb
 
 # test-vm boots Debian 12's own kernel under QEMU (TCG, no KVM needed) with
 # real kernel devices — a USB CCID reader fed by a card on the host, vivid,
-# snd-aloop, uinput, gpio-sim labelled as the Pi's header, a PN532 on an
-# 8250 UART — and runs acbridge against them (docs/vm.md). The kernel,
-# modules and the out-of-tree gpio-sim are cached per kernel version in
+# v4l2loopback fed MJPEG, snd-aloop, uinput, gpio-sim labelled as the Pi's
+# header, a PN532 on an 8250 UART — and runs acbridge against them
+# (docs/vm.md). The kernel, modules and the out-of-tree gpio-sim and
+# v4l2loopback are cached per kernel version in
 # /var/cache/acbridge-vm (ACBRIDGE_VM_CACHE); the device tier takes about
 # 45 s warm, 2 min cold. Its system tier (about 4 min warm) boots the amd64 package (built here, amd64 only) in a
 # Debian 12 root with systemd as PID 1 (scripts/vm/system.sh); the root's

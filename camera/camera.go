@@ -70,6 +70,9 @@ var (
 	ErrBusy         = errors.New("camera: device busy: another program is using it (find it with `fuser /dev/videoN`)")
 	ErrUnplugged    = errors.New("camera: device stopped delivering frames: it was unplugged or failed; reconnect it and press again")
 	ErrNoFormat     = errors.New("camera: device offers no usable picture format (YUYV, NV12, I420 or MJPEG)")
+	// ErrBrokenFrames is a compressed (MJPEG) stream whose frames do not
+	// decode, several in a row: one now and then is skipped (settle).
+	ErrBrokenFrames = errors.New("camera: the camera's MJPEG frames do not decode: its stream is damaged (a USB port or cable losing data, or a failing camera); connect it to another port, without a passive hub, and press again")
 	ErrBadConfig    = errors.New("camera: bad configuration")
 )
 

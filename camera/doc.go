@@ -16,7 +16,8 @@
 // soonest (mode.go: frame rate against raw/MJPEG conversion cost and size),
 // and settling ends as soon as the mean luma has held still for a short
 // time window rather than after a frame count (settle.go), capped by
-// Settle.MaxFrames and MaxWait. cameratest provides a V4L2-like stand-in
+// Settle.MaxFrames and MaxWait; an MJPEG frame that does not decode is
+// skipped, and only a run of them fails the capture. cameratest provides a V4L2-like stand-in
 // (mode list, paced frames, exposure ramp) for tests and
 // bench/presstosent.
 package camera

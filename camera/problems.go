@@ -28,4 +28,8 @@ var (
 		Fix:       "use a UVC camera that offers YUYV, NV12, I420 or MJPEG (check `v4l2-ctl --list-formats-ext`)",
 		Person:    "This camera cannot be used. Please tell the staff.",
 		Sentinels: []error{ErrNoFormat}})
+	WarnBrokenFrames = health.Register(&health.Warnable{Code: "camera.frames", Text: "the camera's MJPEG frames do not decode",
+		Fix:       "connect the camera to another USB port or cable, without a passive hub (a powered hub helps on a Raspberry Pi); if it persists, replace the camera",
+		Person:    "The camera stopped working. Please tell the staff.",
+		Sentinels: []error{ErrBrokenFrames}})
 )

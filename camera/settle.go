@@ -5,9 +5,24 @@ import (
 	"errors"
 	"fmt"
 	"image"
+	"image/jpeg"
 	"io"
 	"time"
 )
+
+// maxBrokenFrames is how many frames in a row may fail to decode before
+// the capture fails: a UVC camera's MJPEG stream has the odd broken frame
+// (the first after the stream starts, one cut short on a busy USB bus),
+// which is skipped; a stream of them is a damaged camera or connection.
+const maxBrokenFrames = 5
+
+// brokenFrame reports whether err is a frame's failed JPEG decode (the
+// mediadevices reader decodes MJPEG with image/jpeg), not the device's.
+func brokenFrame(err error) bool {
+	var fe jpeg.FormatError
+	var ue jpeg.UnsupportedError
+	return errors.As(err, &fe) || errors.As(err, &ue) || errors.Is(err, io.ErrUnexpectedEOF)
+}
 
 // reader is the part of mediadevices' video.Reader used here.
 type reader interface {
@@ -58,6 +73,7 @@ func (d *Device) settle(ctx context.Context, r reader, label string) (*image.YCb
 		hist    []lumaSample // frames after the MinFrames discarded
 		scratch *image.YCbCr // conversion buffer for frames not in Y'CbCr
 		frames  int
+		broken  int // frames in a row that did not decode
 	)
 	for {
 		if err := ctx.Err(); err != nil {
@@ -71,8 +87,16 @@ func (d *Device) settle(ctx context.Context, r reader, label string) (*image.YCb
 			if errors.Is(err, io.EOF) {
 				return nil, 0, false, fmt.Errorf("%w (%s)", ErrUnplugged, label)
 			}
+			if brokenFrame(err) {
+				if broken++; broken < maxBrokenFrames {
+					d.log.Debug("camera frame does not decode; skipped", "device", label, "error", err)
+					continue
+				}
+				return nil, 0, false, fmt.Errorf("%w (%s: %d frames in a row: %v)", ErrBrokenFrames, label, broken, err)
+			}
 			return nil, 0, false, classify(label, "read", err)
 		}
+		broken = 0
 		frames++
 		now := d.now()
 		y, ok := img.(*image.YCbCr)

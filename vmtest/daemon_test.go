@@ -107,16 +107,7 @@ func (r *rig) testDaemon(t *testing.T) {
 	}
 	chk := r.run(t, 30*time.Second, "acbridge", "run", "--check-config")
 	t.Logf("check-config: %s", chk.Stdout)
-	r.sh(t, 10*time.Second, "(acbridge run > /tmp/run.out 2> /tmp/run.err; echo exit=$? >> /tmp/run.err) >/dev/null 2>&1 &")
-	t.Cleanup(func() {
-		// t.Context is over by the time cleanups run.
-		ctx := context.Background()
-		r.vm.Run(ctx, 10*time.Second, "sh", "-c", "kill $(pidof acbridge) 2>/dev/null")
-		if t.Failed() {
-			out, _ := r.vm.Run(ctx, 10*time.Second, "sh", "-c", "cat /tmp/run.out; echo ---; tail -50 /tmp/run.err")
-			t.Logf("daemon:\n%s", out.Stdout)
-		}
-	})
+	r.startDaemon(t, "run", "")
 	r.waitFile(t, "/tmp/run.out", "you can use: tag scan, photo]", 1, 60*time.Second)
 
 	if v := r.ledValue(t); v != "0" {
@@ -153,4 +144,22 @@ func (r *rig) testDaemon(t *testing.T) {
 		t.Errorf("one PHOTO press sent %d photos", n)
 	}
 	r.checkNoCanary(t, "daemon output", logs)
+}
+
+// startDaemon starts `acbridge run ARGS` in the guest, its output in
+// /tmp/NAME.out and /tmp/NAME.err, and stops it when t ends, waiting until
+// it is gone (its GPIO lines free again); a failed t logs its output.
+func (r *rig) startDaemon(t *testing.T, name, args string) {
+	t.Helper()
+	out, errf := "/tmp/"+name+".out", "/tmp/"+name+".err"
+	r.sh(t, 10*time.Second, fmt.Sprintf("(acbridge run %s > %s 2> %s; echo exit=$? >> %s) >/dev/null 2>&1 &", args, out, errf, errf))
+	t.Cleanup(func() {
+		// t.Context is over by the time cleanups run.
+		ctx := context.Background()
+		r.vm.Run(ctx, 30*time.Second, "sh", "-c", "kill $(pidof acbridge) 2>/dev/null; while pidof acbridge >/dev/null; do usleep 50000; done")
+		if t.Failed() {
+			logs, _ := r.vm.Run(ctx, 10*time.Second, "sh", "-c", "cat "+out+"; echo ---; tail -50 "+errf)
+			t.Logf("daemon:\n%s", logs.Stdout)
+		}
+	})
 }

@@ -218,29 +218,49 @@ func (r *rig) noCanary(logs string) func(*testing.T) {
 	}
 }
 
+// testPhoto captures in each real format a kernel camera of the guest
+// delivers: vivid's YUYV, and MJPEG from a v4l2loopback node fed JPEG
+// frames (mjpeg_test.go).
 func (r *rig) testPhoto(t *testing.T) {
-	for _, fourcc := range []string{"YUYV"} {
+	for _, fourcc := range []string{"YUYV", "MJPEG"} {
 		t.Run(fourcc, func(t *testing.T) {
-			rep := r.run(t, 60*time.Second, "acbridge", "photo", "--camera", "/dev/video0", "-o", "/tmp/photo.jpg", "--json")
-			t.Logf("photo: %s", rep.Stdout)
-			b64 := r.run(t, 10*time.Second, "base64", "/tmp/photo.jpg").Stdout
-			img, err := base64.StdEncoding.DecodeString(strings.ReplaceAll(b64, "\n", ""))
-			if err != nil {
-				t.Fatal(err)
+			if fourcc == "MJPEG" {
+				r.testPhotoMJPEG(t)
+				return
 			}
-			cfg, err := jpeg.DecodeConfig(bytes.NewReader(img))
-			if err != nil {
-				t.Fatalf("photo is not a JPEG: %v", err)
-			}
-			// The 0.1 bounds: at most 1,024 px a side and 61,440 bytes.
-			if cfg.Width == 0 || cfg.Width > 1024 || cfg.Height > 1024 || len(img) > 61440 {
-				t.Errorf("photo is %dx%d, %d bytes: outside the 0.1 bounds", cfg.Width, cfg.Height, len(img))
-			}
-			if bytes.Contains(img, []byte("Exif")) || bytes.Contains(img, []byte("http://ns.adobe.com/xap")) {
-				t.Error("photo carries metadata")
-			}
+			r.photo(t, "/dev/video0")
 		})
 	}
+}
+
+// photo runs `acbridge photo` on camera and checks that the result is a
+// JPEG within the 0.1 bounds without metadata; it returns the photo and
+// the command's report.
+func (r *rig) photo(t *testing.T, camera string) ([]byte, map[string]any) {
+	t.Helper()
+	rep := r.run(t, 60*time.Second, "acbridge", "photo", "--camera", camera, "-o", "/tmp/photo.jpg", "--json")
+	t.Logf("photo: %s", rep.Stdout)
+	var report map[string]any
+	if err := json.Unmarshal([]byte(rep.Stdout), &report); err != nil {
+		t.Fatalf("acbridge photo --json: %v\n%s", err, rep.Stdout)
+	}
+	b64 := r.run(t, 10*time.Second, "base64", "/tmp/photo.jpg").Stdout
+	img, err := base64.StdEncoding.DecodeString(strings.ReplaceAll(b64, "\n", ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := jpeg.DecodeConfig(bytes.NewReader(img))
+	if err != nil {
+		t.Fatalf("photo is not a JPEG: %v", err)
+	}
+	// The 0.1 bounds: at most 1,024 px a side and 61,440 bytes.
+	if cfg.Width == 0 || cfg.Width > 1024 || cfg.Height > 1024 || len(img) > 61440 {
+		t.Errorf("photo is %dx%d, %d bytes: outside the 0.1 bounds", cfg.Width, cfg.Height, len(img))
+	}
+	if bytes.Contains(img, []byte("Exif")) || bytes.Contains(img, []byte("http://ns.adobe.com/xap")) {
+		t.Error("photo carries metadata")
+	}
+	return img, report
 }
 
 // testGPIOHeader: doctor sees the Pi-labelled simulator chip with its 54

@@ -10,7 +10,8 @@ import (
 // device tier's "debounce" configures a debounce shorter than the bounce
 // the press test makes, as the daemon behaved when it ignored the
 // configured one; "nopress" leaves TALK unpressed in vm-voice, and
-// "noturn" gives the daemon there no TURN server; the system tier's
+// "noturn" gives the daemon there no TURN server, "mjpeg-truncated" feeds
+// the MJPEG camera frames cut in half (mjpegFrame); the system tier's
 // faults are made in its image by scripts/vm/system.sh.
 func init() {
 	if os.Getenv("ACBRIDGE_VM_FAULT") == "debounce" {

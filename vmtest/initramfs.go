@@ -29,8 +29,10 @@ var guestLibFiles = []string{
 var guestTools = []string{"/usr/bin/aplay", "/usr/bin/arecord"}
 
 // initScript is the guest's PID 1: kernel file systems, the modules in
-// dependency order, an unlabelled GPIO simulator chip and then one labelled
-// as the Raspberry Pi's header (so that "header" is found by label), loopback and the forwarded network, pcscd, then guestd.
+// dependency order (v4l2loopback as /dev/video9, a camera once fed), an
+// unlabelled GPIO simulator chip and then one labelled as the Raspberry
+// Pi's header (so that "header" is found by label), loopback and the
+// forwarded network, pcscd, then guestd.
 const initScript = `#!/bin/busybox sh
 /bin/busybox --install -s /bin
 export PATH=/bin:/usr/bin:/usr/sbin
@@ -43,6 +45,7 @@ mount -t tmpfs tmp /tmp
 for m in $(cat /lib/modules/order); do
   case $m in
     vivid.ko) args="n_devs=1 node_types=0x1" ;;
+    v4l2loopback.ko) args="video_nr=9 card_label=acbridge-vm-mjpeg exclusive_caps=1" ;;
     *) args="" ;;
   esac
   insmod /lib/modules/$m $args || echo "vm-init: insmod $m failed"

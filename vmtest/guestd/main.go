@@ -1,7 +1,8 @@
 // Command guestd is the VM test tier's agent inside the guest: it listens
 // on TCP (reached from the host through QEMU's forwarded port), runs one
 // command per connection and answers its output and exit status as JSON.
-// It also types on a uinput keyboard, which a shell cannot.
+// It also types on a uinput keyboard and feeds JPEG frames to a
+// v4l2loopback camera, which a shell cannot.
 //
 // Built static (CGO_ENABLED=0) into the device tier's initramfs; never
 // shipped.
@@ -18,6 +19,7 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -39,6 +41,19 @@ type Reply struct {
 }
 
 func main() {
+	// mjpeg-feed DEVICE FILE EVERY: run as its own process (in the
+	// background, ended by kill) so that the feed outlives the request
+	// that starts it.
+	if len(os.Args) == 5 && os.Args[1] == "mjpeg-feed" {
+		every, err := strconv.Atoi(os.Args[4])
+		if err != nil {
+			log.Fatal(err)
+		}
+		if err := feedMJPEG(os.Args[2], os.Args[3], every); err != nil {
+			log.Fatal(err)
+		}
+		return
+	}
 	addr := ":7000"
 	if len(os.Args) > 1 {
 		addr = os.Args[1]
