@@ -38,7 +38,7 @@ type rig struct {
 	// other reader of the same tag must give too.
 	ccidAlias1 string
 	// debounce is the buttons' configured debounce when not daemonConfig's
-	// 400 ms.
+	// 800 ms.
 	debounce time.Duration
 	// failLog is a guest command whose output a failed test logs.
 	failLog []string

@@ -15,6 +15,6 @@ import (
 // faults are made in its image by scripts/vm/system.sh.
 func init() {
 	if os.Getenv("ACBRIDGE_VM_FAULT") == "debounce" {
-		daemonConfig = strings.ReplaceAll(daemonConfig, `debounce = "400ms"`, `debounce = "10ms"`)
+		daemonConfig = strings.ReplaceAll(daemonConfig, `debounce = "800ms"`, `debounce = "10ms"`)
 	}
 }

@@ -77,7 +77,7 @@ func mjpegBrokenEvery() string {
 // with the button on its real line, daemonConfig's debounce for press's
 // bounce, and the fed loopback camera.
 var mjpegDaemonConfig = strings.NewReplacer(
-	"line = 99", fmt.Sprintf("line = %d\ndebounce = \"400ms\"", linePhoto),
+	"line = 99", fmt.Sprintf("line = %d\ndebounce = \"800ms\"", linePhoto),
 	"line99-keystore", "mjpeg-keystore",
 	`device = "/dev/video0"`, `device = "`+mjpegCamera+`"`).Replace(lineConfig)
 

@@ -94,7 +94,7 @@ const systemDebounce = time.Second
 func systemConfig() string {
 	// The kiosk page for acbridge-kiosk.service (scripts/vm/system.sh
 	// points the screen at 8081; 8080 is guestd's relay to the agent).
-	return strings.ReplaceAll(daemonConfig, `debounce = "400ms"`, `debounce = "1s"
+	return strings.ReplaceAll(daemonConfig, `debounce = "800ms"`, `debounce = "1s"
 long_press = "5s"`) + "\n[kiosk]\nlisten = \"127.0.0.1:8081\"\n"
 }
 
