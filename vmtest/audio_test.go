@@ -2,6 +2,7 @@ package vmtest
 
 import (
 	"bytes"
+	"context"
 	"encoding/base64"
 	"encoding/binary"
 	"encoding/json"
@@ -49,7 +50,7 @@ func (r *rig) testAudio(t *testing.T) {
 	}
 	r.talkAndListen(t, "/tmp/ear")
 	t.Cleanup(func() {
-		r.vm.Run(t.Context(), 5*time.Second, "sh", "-c", "kill $(pidof arecord aplay sleep) 2>/dev/null")
+		r.vm.Run(context.Background(), 5*time.Second, "sh", "-c", "kill $(pidof arecord aplay sleep) 2>/dev/null")
 	})
 	// Answers go through a FIFO held open, as a technician's terminal is.
 	r.sh(t, 10*time.Second, "rm -f /tmp/ans /tmp/aud.out /tmp/aud.json; mkfifo /tmp/ans; (sleep 300 > /tmp/ans 2>/dev/null </dev/null &); "+

@@ -1,6 +1,7 @@
 package vmtest
 
 import (
+	"context"
 	"strings"
 	"testing"
 	"time"
@@ -35,7 +36,7 @@ func (r *rig) testSetup(t *testing.T) {
 		" > /tmp/setup.out 2> /tmp/setup.err; echo exit=$? >> /tmp/setup.out) >/dev/null 2>&1 &")
 	t.Cleanup(func() {
 		if t.Failed() {
-			out, _ := r.vm.Run(t.Context(), 10*time.Second, "sh", "-c", "cat /tmp/setup.out; echo ---; cat /tmp/setup.err")
+			out, _ := r.vm.Run(context.Background(), 10*time.Second, "sh", "-c", "cat /tmp/setup.out; echo ---; cat /tmp/setup.err")
 			t.Logf("setup:\n%s", out.Stdout)
 		}
 	})
