@@ -117,8 +117,6 @@ func (r *rig) boot(t *testing.T, work string, o Options, timeout time.Duration) 
 	if o.Pipe, err = os.Executable(); err != nil {
 		t.Fatal(err)
 	}
-	// The guestfwd command inherits QEMU's environment.
-	t.Setenv("ACBRIDGE_VM_PIPE", r.agent.addr)
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	start := time.Now()

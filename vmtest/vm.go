@@ -91,12 +91,13 @@ func Boot(ctx context.Context, o Options) (*VM, error) {
 	if o.AgentAddr != "" {
 		// guestfwd's cmd: runs once per guest connection, so the daemon
 		// can reconnect; a chardev target would be one connection for
-		// the VM's life.
-		netdev += fmt.Sprintf(",guestfwd=tcp:%s:80-cmd:%s", AgentHost, o.Pipe)
+		// the VM's life. libslirp splits the command as a shell would but
+		// runs no shell: env gives each forward its own address, and
+		// leaves the test's environment alone, so guests can boot in
+		// parallel.
+		netdev += fmt.Sprintf(",guestfwd=tcp:%s:80-cmd:env ACBRIDGE_VM_PIPE=%s %s", AgentHost, o.AgentAddr, o.Pipe)
 	}
 	for port, addr := range o.Forwards {
-		// libslirp splits the command as a shell would but runs no shell:
-		// env gives this forward its own address.
 		netdev += fmt.Sprintf(",guestfwd=tcp:%s:%d-cmd:env ACBRIDGE_VM_PIPE=%s %s", AgentHost, port, addr, o.Pipe)
 	}
 	// A guest with a screen runs Chromium, whose processes under TCG on

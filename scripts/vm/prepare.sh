@@ -20,6 +20,12 @@ kver=${ACBRIDGE_VM_KERNEL:-$(apt-cache depends linux-image-amd64 | sed -n 's/.*D
 [ -n "$kver" ] || { echo "prepare: cannot tell the kernel version: apt-get update, then retry" >&2; exit 1; }
 dir=$cache/$kver
 if [ -f "$dir/ready" ] && [ -f "$dir/modules/v4l2loopback.ko" ]; then echo "$dir"; exit 0; fi
+# The tiers boot in parallel and each runs this: one prepares, the other
+# waits for it and finds the pieces ready.
+mkdir -p "$cache"
+exec 9>"$cache/.lock"
+flock 9
+if [ -f "$dir/ready" ] && [ -f "$dir/modules/v4l2loopback.ko" ]; then echo "$dir"; exit 0; fi
 
 # Modules the guest loads; the kernel's own dependencies are added below.
 mods=(virtio_pci virtio_net xhci_pci uinput evdev vivid snd-aloop configfs)
