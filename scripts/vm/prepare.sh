@@ -20,7 +20,7 @@ kver=${ACBRIDGE_VM_KERNEL:-$(apt-cache depends linux-image-amd64 | sed -n 's/.*D
 [ -n "$kver" ] || { echo "prepare: cannot tell the kernel version: apt-get update, then retry" >&2; exit 1; }
 dir=$cache/$kver
 if [ -f "$dir/ready" ] && [ -f "$dir/modules/v4l2loopback.ko" ]; then echo "$dir"; exit 0; fi
-# The tiers boot in parallel and each runs this: one prepares, the other
+# Each tier runs this, and so may two runs at once: one prepares, the other
 # waits for it and finds the pieces ready.
 mkdir -p "$cache"
 exec 9>"$cache/.lock"
