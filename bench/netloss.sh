@@ -18,7 +18,7 @@
 # (ACBRIDGE_NETLAB_SPEECH=1). One more row has no loss and each side's
 # datagrams to the other held back by 0-60 ms (ACBRIDGE_NETLAB_JITTER,
 # default 30ms; "" leaves it out). Last, the delays each row adds against
-# the 0 % row's. ACBRIDGE_NETLAB_NO_NACK=1 measures without NACK. Needs
+# the 0 % row's; a failed row's errors (their first lines). ACBRIDGE_NETLAB_NO_NACK=1 measures without NACK. Needs
 # root, iproute2, nftables, sox and espeak-ng (scripts/install-deps.sh
 # bench).
 set -euo pipefail
@@ -28,4 +28,4 @@ loss="${*:-0 2 5 10 20}"
 ACBRIDGE_NETLAB_DELAY="${ACBRIDGE_NETLAB_DELAY-1}" ACBRIDGE_NETLAB_SPEECH="${ACBRIDGE_NETLAB_SPEECH-1}" \
   ACBRIDGE_NETLAB_JITTER="${ACBRIDGE_NETLAB_JITTER-30ms}" ACBRIDGE_NETLAB_LOSS="$loss" \
   go test ./internal/testutil/netlab -run '^TestVoiceUnderLoss$' -count=1 -v -timeout 10m |
-  grep -E '^\s+loss_test.go:[0-9]+: (loss|added)|^(ok|FAIL|---)' | sed -E 's/^\s+loss_test.go:[0-9]+: //'
+  grep -E '^\s+loss_test.go:[0-9]+: |^\s*--- FAIL|^(ok|FAIL)' | sed -E 's/^\s+loss_test.go:[0-9]+: //'

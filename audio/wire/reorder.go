@@ -28,6 +28,12 @@ type Slot struct {
 	// open; a packet sent again after a NACK arrives so (as does one the
 	// network reordered).
 	Late bool
+	// Paused: the Lost packets were due before a pause of the stream
+	// (the end of a reply or a turn). Their time has passed, played as
+	// the pause's silence: they count as lost but are not concealed,
+	// which would play the end of the previous stretch again before
+	// this one.
+	Paused bool
 }
 
 // Reorder puts a stream's RTP packets back in sequence order and holds a
@@ -86,7 +92,7 @@ func (r *Reorder) Push(seq uint16, payload []byte, now time.Time, emit func(Slot
 		emit(Slot{Payload: payload, Lost: lost})
 	case r.n == 0 && now.Sub(r.last) >= pauseAfter:
 		r.next = seq + 1
-		emit(Slot{Payload: payload, Lost: int(d)})
+		emit(Slot{Payload: payload, Lost: int(d), Paused: true})
 	default:
 		h := &r.held[seq%ReorderDepth]
 		if h.ok {

@@ -8,7 +8,7 @@ import (
 )
 
 // slots records what a Reorder released as "payload" or "payload lost=N"
-// or "payload late".
+// or "payload late", with " paused" after a pause.
 type slots []string
 
 func (s *slots) emit(sl Slot) {
@@ -18,6 +18,9 @@ func (s *slots) emit(sl Slot) {
 	}
 	if sl.Late {
 		e += " late"
+	}
+	if sl.Paused {
+		e += " paused"
 	}
 	*s = append(*s, e)
 }
@@ -86,7 +89,7 @@ func TestReorderGivesUpGapAcrossPause(t *testing.T) {
 	r.Push(2, []byte("b"), ms(20), out.emit) // 3 lost, then a pause of 2 s
 	out.take(t, "a", "b")
 	r.Push(4, []byte("d"), ms(2000), out.emit)
-	out.take(t, "d lost=1")
+	out.take(t, "d lost=1 paused")
 	if r.Push(3, []byte("c"), ms(2010), out.emit) {
 		t.Error("the resend of a packet from before the pause was fresh")
 	}
