@@ -18,9 +18,9 @@
 # (ACBRIDGE_NETLAB_SPEECH=1). One more row has no loss and each side's
 # datagrams to the other held back by 0-60 ms (ACBRIDGE_NETLAB_JITTER,
 # default 30ms; "" leaves it out). Last, the delays each row adds against
-# the 0 % row's; a failed row's errors (their first lines). ACBRIDGE_NETLAB_NO_NACK=1 measures without NACK. Needs
-# root, iproute2, nftables, sox and espeak-ng (scripts/install-deps.sh
-# bench).
+# the 0 % row's, and a failed row's errors (their first lines).
+# ACBRIDGE_NETLAB_NO_NACK=1 measures without NACK. Needs root, iproute2,
+# nftables, sox and espeak-ng (scripts/install-deps.sh bench).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export GOFLAGS=-mod=mod
