@@ -10,14 +10,6 @@ const ReorderDepth = 16
 // later than that costs the listener more than the concealed frame would.
 const MaxHold = 120 * time.Millisecond
 
-// pauseAfter is a silence of the stream (nothing arrived) after which a
-// gap before the next packet is given up at once: the missing packets
-// were due before it, longer ago than MaxHold plus a frame of up to 60
-// ms, so a resend would only put stale audio (a previous reply's or
-// turn's end) before the new stretch, and the wait for it would delay
-// that stretch.
-const pauseAfter = 200 * time.Millisecond
-
 // Slot is one packet in sequence order, as a Reorder releases it.
 type Slot struct {
 	Payload []byte
@@ -28,21 +20,13 @@ type Slot struct {
 	// open; a packet sent again after a NACK arrives so (as does one the
 	// network reordered).
 	Late bool
-	// Paused: the Lost packets were due before a pause of the stream
-	// (the end of a reply or a turn). Their time has passed, played as
-	// the pause's silence: they count as lost but are not concealed,
-	// which would play the end of the previous stretch again before
-	// this one.
-	Paused bool
 }
 
 // Reorder puts a stream's RTP packets back in sequence order and holds a
 // gap open for a while, so that a packet sent again after a NACK still
 // plays in its place. Past the hold the gap is given up and the packets
 // after it go on. The hold applies only while a gap is open: in-order
-// packets pass at once. A gap found only after the stream paused (its
-// last packets before a pause lost) is given up at once. With a hold of 0
-// nothing waits, as without NACK.
+// packets pass at once. With a hold of 0 nothing waits, as without NACK.
 // At most ReorderDepth packets wait; a packet further ahead gives up every
 // gap before it. Not safe for concurrent use. Written here because pion's
 // jitterbuffer waits for a fixed number of packets before the first one
@@ -51,7 +35,6 @@ type Reorder struct {
 	hold    time.Duration
 	next    uint16 // the sequence number that plays next
 	started bool
-	last    time.Time // arrival of the latest fresh packet
 	held    [ReorderDepth]heldPacket
 	n       int // packets held
 }
@@ -90,9 +73,6 @@ func (r *Reorder) Push(seq uint16, payload []byte, now time.Time, emit func(Slot
 		lost := int(seq - r.next)
 		r.next = seq + 1
 		emit(Slot{Payload: payload, Lost: lost})
-	case r.n == 0 && now.Sub(r.last) >= pauseAfter:
-		r.next = seq + 1
-		emit(Slot{Payload: payload, Lost: int(d), Paused: true})
 	default:
 		h := &r.held[seq%ReorderDepth]
 		if h.ok {
@@ -104,7 +84,6 @@ func (r *Reorder) Push(seq uint16, payload []byte, now time.Time, emit func(Slot
 	if r.hold == 0 {
 		r.Flush(emit)
 	}
-	r.last = now
 	return true
 }
 

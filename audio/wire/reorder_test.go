@@ -8,7 +8,7 @@ import (
 )
 
 // slots records what a Reorder released as "payload" or "payload lost=N"
-// or "payload late", with " paused" after a pause.
+// or "payload late".
 type slots []string
 
 func (s *slots) emit(sl Slot) {
@@ -18,9 +18,6 @@ func (s *slots) emit(sl Slot) {
 	}
 	if sl.Late {
 		e += " late"
-	}
-	if sl.Paused {
-		e += " paused"
 	}
 	*s = append(*s, e)
 }
@@ -72,33 +69,6 @@ func TestReorderHoldsGap(t *testing.T) {
 	if _, ok := r.Deadline(); ok {
 		t.Error("a deadline without a gap")
 	}
-}
-
-// A stream's last packets before a pause, lost, are not waited for when
-// the next stretch starts: their resend would play a stale frame (the end
-// of the previous reply) before it, and the wait would delay it. A gap in
-// the flow is still held.
-func TestReorderGivesUpGapAcrossPause(t *testing.T) {
-	var r Reorder
-	r.SetHold(60 * time.Millisecond)
-	var out slots
-	t0 := time.Unix(1000, 0)
-	ms := func(n int) time.Time { return t0.Add(time.Duration(n) * time.Millisecond) }
-
-	r.Push(1, []byte("a"), ms(0), out.emit)
-	r.Push(2, []byte("b"), ms(20), out.emit) // 3 lost, then a pause of 2 s
-	out.take(t, "a", "b")
-	r.Push(4, []byte("d"), ms(2000), out.emit)
-	out.take(t, "d lost=1 paused")
-	if r.Push(3, []byte("c"), ms(2010), out.emit) {
-		t.Error("the resend of a packet from before the pause was fresh")
-	}
-	out.take(t)
-
-	r.Push(6, []byte("f"), ms(2040), out.emit) // 5 lost in the flow
-	out.take(t)
-	r.Push(5, []byte("e"), ms(2050), out.emit)
-	out.take(t, "e late", "f")
 }
 
 // Nothing waits without a hold, and the held packets are bounded: one far
