@@ -147,7 +147,7 @@ func (ta *turnAudio) play(s audiowire.Slot) {
 	// A gap before a turn's first packet is the silence between turns.
 	if ta.played > 1 && s.Lost > 0 {
 		t.Lost += s.Lost
-		if s.Lost <= audiowire.MaxConcealedPackets {
+		if s.Lost <= audiowire.MaxConcealedPackets && !s.AfterPause {
 			ta.conceal(t, s.Lost, s.Payload)
 		}
 	}

@@ -77,3 +77,27 @@ func Onsets(pcm []int16) []time.Duration {
 	}
 	return offs
 }
+
+// deviceClock times the buffers a device takes by its sample clock. A
+// device that fell behind takes several buffers at once (miniaudio's
+// null backend does, on a busy host), and each of those plays one buffer
+// after the one before it, not at the callback's time. A buffer taken
+// later than the clock says (the device stalled) sets the clock anew, and
+// so does one taken more than maxLead early, which no device's buffer
+// holds: a clock running fast does not drift away.
+type deviceClock struct {
+	start   time.Time
+	samples int // taken since start
+}
+
+const maxLead = 200 * time.Millisecond
+
+// at returns when a buffer of n samples, taken at now, starts playing.
+func (c *deviceClock) at(now time.Time, n int) time.Time {
+	at := c.start.Add(samplesDuration(c.samples))
+	if !at.After(now) || at.Sub(now) > maxLead {
+		c.start, c.samples, at = now, 0, now
+	}
+	c.samples += n
+	return at
+}

@@ -62,6 +62,7 @@ type Speaker struct {
 	vol     *Volume
 	echo    *Processor
 	monitor func([]int16, time.Time)
+	clock   deviceClock // the Monitor's times, on the device's thread
 
 	mu      sync.Mutex
 	ring    []int16 // circular queue of samples not yet played
@@ -215,8 +216,10 @@ func (s *Speaker) fill(out, _ []byte, frames uint32) {
 	}
 	// miniaudio delivers native-endian samples, the layout of []int16.
 	dst := unsafe.Slice((*int16)(unsafe.Pointer(&out[0])), len(out)/2)
-	now := time.Now()
 	s.mu.Lock()
+	// After the lock: a Write that held it hands its samples over now,
+	// not when this callback began.
+	now := time.Now()
 	if !s.started && s.n > 0 {
 		s.started = s.po.ready(now, samplesDuration(s.n))
 	}
@@ -246,7 +249,7 @@ func (s *Speaker) fill(out, _ []byte, frames uint32) {
 	s.vol.apply(dst[:k])
 	echo.Far(dst)
 	if s.monitor != nil {
-		s.monitor(dst, now)
+		s.monitor(dst, s.clock.at(now, len(dst)))
 	}
 }
 
