@@ -12,7 +12,7 @@
 # in turn), kiosk -> agent from three tone bursts' onsets in the room to
 # their onsets in what the agent decoded, agent -> kiosk from each reply
 # voice's first packet written (less a frame, as a live voice) to its
-# onset handed to the kiosk's speaker device, so including the kiosk's
+# onset played by the kiosk's speaker device (its sample clock), so including the kiosk's
 # playout margin (ACBRIDGE_NETLAB_DELAY=1); and a sentence espeak-ng
 # says, its packets delivered, recovered and concealed
 # (ACBRIDGE_NETLAB_SPEECH=1). One more row has no loss and each side's
