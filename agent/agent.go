@@ -113,6 +113,11 @@ type Options struct {
 	// goroutine for every packet of the client's audio with the explicit
 	// turn it arrived in (0: outside one). It must not block.
 	OnAudioPacket func(turn int64)
+	// OnReply, on transport webrtc, is called on a reply voice's writer
+	// goroutine with the time its first packet was written to the track
+	// (where a mouth-to-ear delay of the agent's voice starts). It must
+	// not block.
+	OnReply func(at time.Time)
 
 	// released, if set, is called each time a connection's slot is freed,
 	// so tests wait for it instead of redialling until a dial succeeds.

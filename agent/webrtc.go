@@ -110,6 +110,7 @@ type rtcConfig struct {
 	onAudioTurn   func(AudioTurn)
 	onAudioPacket func(turn int64)
 	replyEnded    func(written int)
+	onReply       func(at time.Time)
 	noRestart     bool
 	noNACK        bool
 
@@ -122,7 +123,7 @@ func newRTCConfig(opts *Options) (*rtcConfig, error) {
 	if err != nil {
 		return nil, fmt.Errorf("agent: reply voice: %w", err)
 	}
-	return &rtcConfig{reply: reply, onAudioTurn: opts.OnAudioTurn, onAudioPacket: opts.OnAudioPacket, replyEnded: opts.replyEnded, noRestart: opts.NoICERestart, noNACK: opts.NoNACK}, nil
+	return &rtcConfig{reply: reply, onAudioTurn: opts.OnAudioTurn, onAudioPacket: opts.OnAudioPacket, replyEnded: opts.replyEnded, onReply: opts.OnReply, noRestart: opts.NoICERestart, noNACK: opts.NoNACK}, nil
 }
 
 // webrtcProfile is the card's params.agui.webrtc, nil on WebSocket.

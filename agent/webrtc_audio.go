@@ -58,6 +58,12 @@ type AudioTurn struct {
 	Jitter, RTT time.Duration
 	// Levels of the decoded audio (its first maxTurnAnalysis).
 	Levels audio.Levels
+	// Onsets are where sound started after a silence in the decoded
+	// audio (audio.OnsetDetector, at most 64), also in packets that came
+	// before the turn opened: when each onset's frame came out of the
+	// decoder, plus the onset's offset in it, as though played from then.
+	// They end a mouth-to-ear delay measured at the agent.
+	Onsets []time.Time `json:",omitempty"`
 }
 
 // turnAudio counts and decodes the client's packets per turn. The RTP
@@ -75,6 +81,8 @@ type turnAudio struct {
 	between int       // of those, since the last turn closed
 	voice   *rtcpeer.VoiceReader
 	timing  func() (jitter, rtt time.Duration) // rtcpeer.Timing of the session
+	onsets  *audio.OnsetDetector
+	at      time.Time // when the audio being decoded would play: the decode, then each frame after the one before
 }
 
 func newTurnAudio(log *slog.Logger) (*turnAudio, error) {
@@ -82,7 +90,7 @@ func newTurnAudio(log *slog.Logger) (*turnAudio, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &turnAudio{log: log, dec: dec}, nil
+	return &turnAudio{log: log, dec: dec, onsets: audio.NewOnsetDetector()}, nil
 }
 
 // arrived counts one RTP packet of the client's track and returns the
@@ -120,12 +128,16 @@ func (ta *turnAudio) play(s audiowire.Slot) {
 	if len(s.Payload) == 0 {
 		return
 	}
+	ta.at = time.Now()
 	if t == nil {
 		// Decoded and dropped: a turn's first packets, overtaken by its
 		// start (AudioTurn.Before), would otherwise leave the decoder
 		// without their state, and the turn's first frame would start
-		// with a transient (17.5 dB for a clean tone, measured).
-		_, _ = ta.dec.Decode(s.Payload)
+		// with a transient (17.5 dB for a clean tone, measured). Their
+		// onsets count for the turn they belong to.
+		if pcm, err := ta.dec.Decode(s.Payload); err == nil {
+			ta.onsets.Listen(pcm, ta.at)
+		}
 		return
 	}
 	ta.played++
@@ -135,7 +147,7 @@ func (ta *turnAudio) play(s audiowire.Slot) {
 	// A gap before a turn's first packet is the silence between turns.
 	if ta.played > 1 && s.Lost > 0 {
 		t.Lost += s.Lost
-		if s.Lost <= audiowire.MaxConcealedPackets {
+		if s.Lost <= audiowire.MaxConcealedPackets && !s.AfterPause {
 			ta.conceal(t, s.Lost, s.Payload)
 		}
 	}
@@ -167,8 +179,11 @@ func (ta *turnAudio) conceal(t *AudioTurn, lost int, payload []byte) {
 	t.Concealed += concealed
 }
 
-// keep adds decoded audio to what the turn's levels are measured on.
+// keep adds decoded audio to what the turn's levels are measured on,
+// and listens for its onsets.
 func (ta *turnAudio) keep(pcm []int16) {
+	ta.onsets.Listen(pcm, ta.at)
+	ta.at = ta.at.Add(time.Duration(len(pcm)) * time.Second / audio.SampleRate)
 	if len(ta.pcm) < int(maxTurnAnalysis*audio.SampleRate/time.Second) {
 		ta.pcm = append(ta.pcm, pcm...)
 	}
@@ -230,6 +245,7 @@ func (ta *turnAudio) closeTurn(committed bool, report func(AudioTurn)) AudioTurn
 		return AudioTurn{}
 	}
 	cur.Committed, cur.Levels = committed, lv
+	cur.Onsets = ta.onsets.Take()
 	if timing != nil {
 		cur.Jitter, cur.RTT = timing()
 	}
@@ -274,8 +290,12 @@ func (s *rtcSession) startReply() {
 					return
 				}
 			}
+			at := time.Now()
 			if err := s.track.WriteSample(media.Sample{Data: p.Data, Duration: p.Duration}); err != nil {
 				s.log.Debug("agent: writing the reply voice", "err", err)
+			}
+			if on := s.a.rtc.onReply; i == 0 && on != nil {
+				on(at)
 			}
 			written++
 		}

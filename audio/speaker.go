@@ -36,6 +36,12 @@ type SpeakerOptions struct {
 	// Echo, when set, receives what is handed to the device (after
 	// Volume, silence included) as its echo reference.
 	Echo *Processor
+	// Monitor, when set, is called on the device's thread with each
+	// buffer handed to the device (after Volume, silence included) and
+	// the time it was handed over: a tap for measuring playout, such as
+	// the delay from a talker's mouth to this speaker (OnsetDetector). It
+	// must return at once and not keep pcm.
+	Monitor func(pcm []int16, at time.Time)
 }
 
 // SpeakerStats count a Speaker's playback.
@@ -50,11 +56,13 @@ type SpeakerStats struct {
 // (github.com/gen2brain/malgo), which converts 48 kHz mono 16-bit to the
 // device's own format. The device stays open from OpenSpeaker to Close.
 type Speaker struct {
-	log  *slog.Logger
-	ctx  *malgo.AllocatedContext
-	dev  *malgo.Device
-	vol  *Volume
-	echo *Processor
+	log     *slog.Logger
+	ctx     *malgo.AllocatedContext
+	dev     *malgo.Device
+	vol     *Volume
+	echo    *Processor
+	monitor func([]int16, time.Time)
+	clock   deviceClock // the Monitor's times, on the device's thread
 
 	mu      sync.Mutex
 	ring    []int16 // circular queue of samples not yet played
@@ -108,6 +116,7 @@ func OpenSpeaker(opts *SpeakerOptions) (*Speaker, error) {
 		changed: make(chan struct{}),
 		vol:     opts.Volume,
 		echo:    opts.Echo,
+		monitor: opts.Monitor,
 		po:      newPlayout(buffer),
 	}
 	if s.log == nil {
@@ -208,8 +217,11 @@ func (s *Speaker) fill(out, _ []byte, frames uint32) {
 	// miniaudio delivers native-endian samples, the layout of []int16.
 	dst := unsafe.Slice((*int16)(unsafe.Pointer(&out[0])), len(out)/2)
 	s.mu.Lock()
+	// After the lock: a Write that held it hands its samples over now,
+	// not when this callback began.
+	now := time.Now()
 	if !s.started && s.n > 0 {
-		s.started = s.po.ready(time.Now(), samplesDuration(s.n))
+		s.started = s.po.ready(now, samplesDuration(s.n))
 	}
 	k := 0
 	if s.started {
@@ -225,7 +237,7 @@ func (s *Speaker) fill(out, _ []byte, frames uint32) {
 		s.started = false
 		if s.playing {
 			s.playing = false
-			s.po.ranDry(time.Now())
+			s.po.ranDry(now)
 		}
 	}
 	if k > 0 {
@@ -236,6 +248,9 @@ func (s *Speaker) fill(out, _ []byte, frames uint32) {
 	clear(dst[k:])
 	s.vol.apply(dst[:k])
 	echo.Far(dst)
+	if s.monitor != nil {
+		s.monitor(dst, s.clock.at(now, len(dst)))
+	}
 }
 
 // SetEcho makes p (nil: none) the echo canceller that receives what the

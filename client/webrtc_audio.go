@@ -177,7 +177,7 @@ func (t *WebRTCTransport) playTrack(tr *webrtc.TrackRemote) {
 		}
 		if s.Lost > 0 {
 			t.stats.lost.Add(int64(s.Lost))
-			if dec != nil && s.Lost <= wire.MaxConcealedPackets {
+			if dec != nil && s.Lost <= wire.MaxConcealedPackets && !s.AfterPause {
 				t.conceal(dec, s.Lost, s.Payload)
 			}
 		}

@@ -79,7 +79,7 @@ func (v *VoiceReader) Run(tr *webrtc.TrackRemote) {
 			}
 			v.ro.SetHold(VoiceHold(rtt))
 		}
-		fresh := v.ro.Push(pkt.SequenceNumber, pkt.Payload, now, v.play)
+		fresh := v.ro.Push(pkt.SequenceNumber, pkt.Timestamp, pkt.Payload, now, v.play)
 		v.arrived(pkt, fresh)
 		v.mu.Unlock()
 	}

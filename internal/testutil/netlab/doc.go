@@ -5,9 +5,8 @@
 // port 443, the case of hotel and hospital networks the kiosk must still
 // reach its agent through (a TURN server over TLS on 443). Nothing leaves
 // the two namespaces. This machine's kernels have neither a netem qdisc
-// nor nfnetlink_queue, so Jitter delays the agent's datagrams to the kiosk
-// itself, through a TUN device in the agent's namespace; the kiosk's
-// datagrams are not delayed.
+// nor nfnetlink_queue, so Jitter delays each side's datagrams to the other
+// itself, through a TUN device in each namespace.
 //
 // Tests only: it needs root (CAP_SYS_ADMIN, CAP_NET_ADMIN), iproute2 and
 // nftables (Jitter also /dev/net/tun and sysctl), and ends the test (Fatal under ACBRIDGE_REQUIRE_SERVICES,

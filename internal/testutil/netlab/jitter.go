@@ -3,6 +3,7 @@ package netlab
 import (
 	"fmt"
 	"math/rand/v2"
+	"net/netip"
 	"os"
 	"runtime"
 	"sync"
@@ -11,28 +12,36 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// jitterLink is the TUN device in the agent's namespace through which the
-// agent's UDP to the kiosk is routed to be held back; jitterMark marks
-// those datagrams for the routing rule.
+// jitterLink is the TUN device in each namespace through which its UDP to
+// the other is routed to be held back; jitterMark marks those datagrams
+// for the routing rule.
 const (
 	jitterLink  = "labj"
 	jitterMark  = "0x4a"
 	jitterTable = "74"
 )
 
-// Jitter delays every UDP datagram the agent sends to the kiosk (its voice,
+// Jitter delays every UDP datagram each side sends to the other (voice,
 // the data channel, ICE and DTLS) by a random time between 0 and 2·mean,
-// uniformly, keeping their order, as a busy Wi-Fi queue does; the kiosk's
-// datagrams and TCP (signalling) pass as before. This kernel has no netem
-// and no nfnetlink_queue, so the lab does it itself: the datagrams are
-// routed into a TUN device, read here, held and written back, and the
-// kernel forwards them on. It ends with the test.
+// uniformly, keeping their order, as a busy Wi-Fi queue does; TCP
+// (signalling) passes as before. Each direction is held apart, so both
+// sides read the jitter of the other's RTP. This kernel has no netem and
+// no nfnetlink_queue, so the lab does it itself: in each namespace the
+// datagrams are routed into a TUN device, read here, held and written
+// back, and the kernel forwards them on. It ends with the test.
 func (l *Lab) Jitter(mean time.Duration) {
 	l.t.Helper()
-	l.ipRun(l.Agent, "tuntap", "add", "dev", jitterLink, "mode", "tun")
-	l.ipRun(l.Agent, "link", "set", jitterLink, "up")
-	l.ipRun(l.Agent, "route", "add", "default", "dev", jitterLink, "table", jitterTable)
-	l.ipRun(l.Agent, "rule", "add", "fwmark", jitterMark, "lookup", jitterTable)
+	l.jitterFrom(l.Agent, KioskAddr, mean)
+	l.jitterFrom(l.Kiosk, AgentAddr, mean)
+}
+
+// jitterFrom holds the UDP datagrams sent from namespace ns to dst.
+func (l *Lab) jitterFrom(ns string, dst netip.Addr, mean time.Duration) {
+	l.t.Helper()
+	l.ipRun(ns, "tuntap", "add", "dev", jitterLink, "mode", "tun")
+	l.ipRun(ns, "link", "set", jitterLink, "up")
+	l.ipRun(ns, "route", "add", "default", "dev", jitterLink, "table", jitterTable)
+	l.ipRun(ns, "rule", "add", "fwmark", jitterMark, "lookup", jitterTable)
 	// What comes back out of the TUN device has a local source address and
 	// is forwarded: the kernel would otherwise drop it as martian.
 	for _, kv := range []string{
@@ -41,18 +50,18 @@ func (l *Lab) Jitter(mean time.Duration) {
 		"net.ipv4.conf." + jitterLink + ".rp_filter=0",
 		"net.ipv4.conf." + jitterLink + ".accept_local=1",
 	} {
-		if out, err := l.Command(l.Agent, "sysctl", "-qw", kv).CombinedOutput(); err != nil {
-			l.t.Fatalf("sysctl %s in %s: %v: %s", kv, l.Agent, err, out)
+		if out, err := l.Command(ns, "sysctl", "-qw", kv).CombinedOutput(); err != nil {
+			l.t.Fatalf("sysctl %s in %s: %v: %s", kv, ns, err, out)
 		}
 	}
-	l.nftRun(l.Agent, fmt.Sprintf(`table ip netlab_jitter {
+	l.nftRun(ns, fmt.Sprintf(`table ip netlab_jitter {
 	chain out {
 		type route hook output priority mangle; policy accept;
 		ip daddr %s meta l4proto udp meta mark set %s
 	}
 }
-`, KioskAddr, jitterMark))
-	f, err := openTUN(l.Agent, jitterLink)
+`, dst, jitterMark))
+	f, err := openTUN(ns, jitterLink)
 	if err != nil {
 		l.t.Fatalf("netlab: jitter: %v", err)
 	}

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -26,8 +27,12 @@ const toneHz = 1004
 // tone's frequency and SNR at the agent) are logged. Each direction's
 // packets must carry FEC copies. ACBRIDGE_NETLAB_LOSS ("0 2 5 10 20")
 // replaces the percentages (bench/netloss.sh); ACBRIDGE_NETLAB_JITTER
-// ("30ms") adds a row without loss whose agent → kiosk datagrams are held
-// back by up to twice that (Lab.Jitter); ACBRIDGE_NETLAB_NO_FEC=1
+// ("30ms") adds a row without loss whose datagrams are held back by up to
+// twice that, each way (Lab.Jitter); ACBRIDGE_NETLAB_DELAY=1 adds a turn
+// that measures the mouth-to-ear delay each way, and
+// ACBRIDGE_NETLAB_SPEECH=1 one of a sentence espeak-ng says (the bench's;
+// they log a second line per row, and the delays added against the 0 %
+// row's at the end); ACBRIDGE_NETLAB_NO_FEC=1
 // encodes the agent's voice without in-band FEC,
 // ACBRIDGE_NETLAB_NO_MIC_FEC=1 the kiosk's microphone, and
 // ACBRIDGE_NETLAB_NO_NACK=1 leaves NACK out on both sides, to see the test
@@ -59,12 +64,27 @@ func TestVoiceUnderLoss(t *testing.T) {
 		}
 		rows = append(rows, row{jitter: d})
 	}
+	measureDelay := os.Getenv("ACBRIDGE_NETLAB_DELAY") == "1"
+	var speechWAV string
+	if os.Getenv("ACBRIDGE_NETLAB_SPEECH") == "1" {
+		speechWAV = spokenSentence(t, t.TempDir())
+	}
+	var (
+		mu      sync.Mutex
+		benches = map[string]bench{}
+		order   []string
+	)
+	if measureDelay {
+		// Cleanups run once every row has.
+		t.Cleanup(func() { addedDelays(t, order, benches) })
+	}
 	for _, rw := range rows {
 		pct := rw.pct
 		name := pctName(pct)
 		if rw.jitter > 0 {
 			name = "jitter" + rw.jitter.String()
 		}
+		order = append(order, rowName(pct, rw.jitter))
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			l := netlab.New(t)
@@ -74,8 +94,9 @@ func TestVoiceUnderLoss(t *testing.T) {
 			if rw.jitter > 0 {
 				l.Jitter(rw.jitter)
 			}
-			r := kioskIn(t, l, kioskArgs{URL: url, CAFile: ca, Replays: 3, Turns: 3, ToneHz: toneHz,
-				NoFEC: os.Getenv("ACBRIDGE_NETLAB_NO_MIC_FEC") == "1", NoNACK: noNACK}, 150*time.Second)
+			ka := kioskArgs{URL: url, CAFile: ca, Replays: 3, Turns: 3, ToneHz: toneHz,
+				NoFEC: os.Getenv("ACBRIDGE_NETLAB_NO_MIC_FEC") == "1", NoNACK: noNACK, Delay: measureDelay, SpeechWAV: speechWAV}
+			r := kioskIn(t, l, ka, 150*time.Second)
 			if r.Err != "" {
 				t.Fatalf("kiosk: %s\nagent:\n%s", r.Err, agentProc.Log())
 			}
@@ -88,9 +109,10 @@ func TestVoiceUnderLoss(t *testing.T) {
 			micThrough := float64(mic.Packets+mic.Before+mic.Recovered) / float64(r.MicSent)
 			replyFrac := float64(r.ReplyRecv) / float64(r.ReplyRecv+r.ReplyLost)
 			delivered := float64(r.ReplyRecv+r.Recovered) / float64(r.ReplyRecv+r.ReplyLost)
+			// The tone's turn follows the three of speech.
 			var tone agent.AudioTurn
-			if len(turns) > 0 {
-				tone = turns[len(turns)-1]
+			if len(turns) > 3 {
+				tone = turns[3]
 			}
 			t.Logf("%s: set-up median %.0f ms %v; replay median %.0f ms %v (%d failed %v); mic packets %d/%d (%.1f %%, %d with an FEC copy, %d resent after a NACK), %d recovered by FEC, %d concealed: %.1f %% delivered in turns, %.1f %% with the %d before their turn's start; agent packets %d of %d (%.1f %%, %d with an FEC copy, %d resent after a NACK), %d recovered by FEC, %d concealed: %.1f %% delivered; jitter at the kiosk %.1f ms, at the agent %.1f ms; round trip kiosk %.1f ms, agent %.1f ms; tone %d Hz at the agent: %.2f Hz, %.1f dB SNR (%d lost, %d recovered, %d before its start); SCTP handshakes given up: kiosk %d, agent %d",
 				rowName(pct, rw.jitter), median(r.SetupMs), r.SetupMs, median(r.ReplayMs), r.ReplayMs, len(r.ReplayFails), r.ReplayFails,
@@ -98,6 +120,10 @@ func TestVoiceUnderLoss(t *testing.T) {
 				r.ReplyRecv, r.ReplyRecv+r.ReplyLost, 100*replyFrac, r.WithFEC, r.Late, r.Recovered, r.Concealed, 100*delivered,
 				r.JitterMs, ms(tone.Jitter), r.RTTMs, ms(tone.RTT),
 				toneHz, tone.Levels.Dominant, tone.Levels.ToneSNR, tone.Lost, tone.Recovered, tone.Before, r.SCTPGiveUps, sctpGiveUps(agentProc.Log()))
+			b := benchLine(t, rowName(pct, rw.jitter), r, turns, agentProc.Log(), ka)
+			mu.Lock()
+			benches[rowName(pct, rw.jitter)] = b
+			mu.Unlock()
 			if len(r.ReplayFails) > 0 {
 				t.Errorf("replays failed: %v", r.ReplayFails)
 			}
@@ -127,8 +153,15 @@ func TestVoiceUnderLoss(t *testing.T) {
 			if pct <= 10 && (micThrough < 0.98 || delivered < 0.98) {
 				t.Errorf("delivered %.1f %% of the microphone's frames, %.1f %% of the agent's; want ≥ 98 %% each way", 100*micThrough, 100*delivered)
 			}
-			if len(turns) != 4 {
-				t.Fatalf("the agent heard %d turns; want 4", len(turns))
+			want := 4
+			if ka.Delay {
+				want++
+			}
+			if ka.SpeechWAV != "" {
+				want++
+			}
+			if len(turns) != want {
+				t.Fatalf("the agent heard %d turns; want %d", len(turns), want)
 			}
 			// A frame concealed rather than recovered (two lost in a row,
 			// about one run in three at 10 %), or a longer gap left
@@ -141,6 +174,23 @@ func TestVoiceUnderLoss(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// addedDelays logs each row's median mouth-to-ear delays less the 0 %
+// row's, each way: what loss and jitter add.
+func addedDelays(t *testing.T, order []string, benches map[string]bench) {
+	clean, ok := benches[rowName(0, 0)]
+	if !ok {
+		return
+	}
+	for _, row := range order {
+		b, ok := benches[row]
+		if !ok || row == rowName(0, 0) || len(b.up) == 0 || len(b.down) == 0 || len(clean.up) == 0 || len(clean.down) == 0 {
+			continue
+		}
+		t.Logf("added delay, %s: kiosk → agent %+.0f ms, agent → kiosk's speaker %+.0f ms (medians against loss 0 %%)",
+			row, median(b.up)-median(clean.up), median(b.down)-median(clean.down))
 	}
 }
 

@@ -63,6 +63,8 @@ func agentRole() int {
 	ag, err := agent.New(&agent.Options{Transport: "webrtc", Physical: true, ReplyEncoder: &audio.EncoderOptions{NoFEC: a.NoFEC}, NoICERestart: a.NoICERestart, NoNACK: a.NoNACK, OnAudioTurn: func(at agent.AudioTurn) {
 		b, _ := json.Marshal(at)
 		fmt.Fprintf(os.Stderr, "turn %s\n", b)
+	}, OnReply: func(at time.Time) {
+		fmt.Fprintf(os.Stderr, "%s%s\n", replyPrefix, at.Format(time.RFC3339Nano))
 	}})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -101,6 +103,12 @@ type kioskArgs struct {
 	// tone at this frequency instead of speech.
 	ToneHz float64
 	NoNACK bool // no retransmission asked for or given
+	// Delay adds a turn of tone bursts after a silence (delayTurn), whose
+	// onsets measure the mouth-to-ear delay to the agent.
+	Delay bool
+	// SpeechWAV, if set, is a 48 kHz mono WAV of a spoken sentence said
+	// in one more turn (speechTurn).
+	SpeechWAV string
 }
 
 // kioskResult is what the kiosk role measured.
@@ -124,7 +132,18 @@ type kioskResult struct {
 	Restarts    int64
 	// SCTPGiveUps is filled in by kioskIn from the kiosk's log.
 	SCTPGiveUps int
-	Err         string
+	// The push-to-talk connection's: when its dial began, the onsets the
+	// talker made in the delay turn (Mouth) and those the kiosk's speaker
+	// played (Ear, audio.OnsetDetector on SpeakerOptions.Monitor).
+	TalkFrom    time.Time
+	MouthOnsets []time.Time
+	EarOnsets   []time.Time
+	// Underruns is what acbridge_speaker_underruns_total counts in the
+	// kiosk's process (audio.SpeakerUnderruns).
+	Underruns uint64
+	// SpeechSent: microphone packets of the spoken sentence's turn.
+	SpeechSent int64
+	Err        string
 }
 
 // kioskRole dials the agent from the kiosk's namespace and prints a
@@ -191,20 +210,31 @@ func measure(a kioskArgs) (r kioskResult) {
 
 // talk holds push-to-talk turns of 50 microphone packets each, speech
 // (SILK copies only speech into the next packet as FEC) and a last one of
-// a tone if a.ToneHz is set, and waits for each reply's run to complete.
+// a tone if a.ToneHz is set, then the spoken sentence's and the delay
+// turn if asked for, and waits for each reply's run to complete. The
+// agent's voice plays on a real Speaker (miniaudio's null device, which
+// takes audio in real time), so its playout margin and underruns are the
+// kiosk's.
 func talk(ctx context.Context, ag *client.Discovered, o *client.WebRTCOptions, a kioskArgs, r *kioskResult) error {
-	// The room's speaker is not the kiosk's (that is discardSink): the
-	// microphone hears only the talker.
+	// The room's speaker is not the kiosk's: the microphone hears only
+	// the talker.
 	room := audiotest.NewRoom(audio.NewEchoPath(10*time.Millisecond, 60, 50*time.Millisecond, 50*time.Millisecond, 1))
 	mic, err := audio.NewMic(&audio.MicOptions{Driver: room.Mic(), Encoder: audio.EncoderOptions{NoFEC: a.NoFEC}})
 	if err != nil {
 		return err
 	}
 	defer mic.Close()
+	ear := audio.NewOnsetDetector()
+	spk, err := audio.OpenSpeaker(&audio.SpeakerOptions{Backend: "null", Monitor: ear.Listen})
+	if err != nil {
+		return err
+	}
+	defer spk.Close()
 	o.Mic = mic
-	o.Sink = discardSink{}
+	o.Sink = spk
 	o.NewDecoder = func() (client.Decoder, error) { return audio.NewDecoder() }
 	start := time.Now()
+	r.TalkFrom = start
 	tr, err := ag.DialWebRTC(ctx, o)
 	if err != nil {
 		return err
@@ -232,31 +262,45 @@ func talk(ctx context.Context, ag *client.Discovered, o *client.WebRTCOptions, a
 			return err
 		}
 	}
+	if a.SpeechWAV != "" {
+		if err := speechTurn(ctx, s, tr, ptt, room, a.SpeechWAV, r); err != nil {
+			return err
+		}
+	}
+	if a.Delay {
+		if err := delayTurn(ctx, s, tr, ptt, room, r); err != nil {
+			return err
+		}
+	}
 	st := tr.Stats()
 	r.MicSent, r.ReplyRecv, r.ReplyLost = st.PacketsSent, st.PacketsReceived, st.PacketsLost
 	r.Recovered, r.Concealed, r.PlayedMs, r.WithFEC, r.Late = st.Recovered, st.Concealed, ms(st.Played), st.PacketsWithFEC, st.Late
 	q := tr.Quality()
 	r.JitterMs, r.RTTMs = ms(q.Jitter), ms(q.RTT)
+	// The last reply's last frames are still in the speaker's queue; the
+	// Monitor sees the last of them once Close has waited for the device.
+	dctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	if err := spk.Drain(dctx); err != nil {
+		return err
+	}
+	spk.Close()
+	r.EarOnsets = ear.Take()
+	r.Underruns = audio.SpeakerUnderruns()
 	return nil
 }
 
 // oneTurn holds one push-to-talk turn of 50 microphone packets and waits
 // for its reply's run to complete.
 func oneTurn(ctx context.Context, s *client.Session, tr *client.WebRTCTransport, ptt *client.PushToTalk) error {
-	tick := time.NewTicker(10 * time.Millisecond)
-	defer tick.Stop()
 	before := tr.Stats().PacketsSent
 	if _, err := ptt.Press(ctx); err != nil {
 		return err
 	}
-	// The microphone runs in real time: the turn lasts until it has put a
-	// second of packets on the track.
-	for tr.Stats().PacketsSent < before+50 {
-		select {
-		case <-tick.C:
-		case <-s.Done():
-			return s.Err()
-		}
+	// The turn lasts until the microphone has put a second of packets on
+	// the track.
+	if err := waitSent(s, tr, before+50); err != nil {
+		return err
 	}
 	if _, err := ptt.Release(ctx); err != nil {
 		return err
