@@ -46,6 +46,7 @@ vet:
 # kernel cache and system root add about 9 min). A whole
 # warm run took 27 min on 2 cores.
 test: deps vet
+	scripts/vm/warm.sh
 	scripts/check-unit.sh
 	$(GO) build -o $(BIN) ./cmd/acbridge
 	interop/run.sh $(BIN)
@@ -122,10 +123,12 @@ repo: deb
 # header, a PN532 on an 8250 UART — and runs acbridge against them
 # (docs/vm.md). The kernel, modules and the out-of-tree gpio-sim and
 # v4l2loopback are cached per kernel version in
-# /var/cache/acbridge-vm (ACBRIDGE_VM_CACHE); the device tier takes about
-# 45 s warm, 2 min cold. Its system tier (about 4 min warm) boots the amd64 package (built here, amd64 only) in a
-# Debian 12 root with systemd as PID 1 (scripts/vm/system.sh); the root's
-# base is cached beside the kernel.
+# /var/cache/acbridge-vm (ACBRIDGE_VM_CACHE). Its system tier boots the
+# amd64 package (built here, amd64 only) in a Debian 12 root with systemd
+# as PID 1 (scripts/vm/system.sh); the root's base is cached beside the
+# kernel (scripts/vm/sysroot.sh). make test fills both caches in the
+# background while the Go suite runs (scripts/vm/warm.sh). Times:
+# docs/vm.md.
 .PHONY: test-vm
 test-vm:
 	scripts/install-deps.sh vm

@@ -22,7 +22,7 @@ command -v npm >/dev/null || test_pkgs+=(npm)
 # vm: make test-vm's QEMU, the guest's busybox, and the tools that unpack
 # Debian's kernel and build gpio-sim against its headers; coturn, the
 # TURN server between the guest's daemon and the voice agent.
-vm_pkgs=("${build_pkgs[@]}" pcscd libccid libasound2 alsa-utils qemu-system-x86 busybox-static cpio kmod make debootstrap e2fsprogs dosfstools mtools coturn)
+vm_pkgs=("${build_pkgs[@]}" pcscd libccid libasound2 alsa-utils qemu-system-x86 busybox-static cpio kmod make debootstrap e2fsprogs dosfstools mtools coturn zstd util-linux)
 bench_pkgs=("${test_pkgs[@]}" imagemagick mate-backgrounds time espeak-ng libvips-tools butteraugli)
 
 case "${1:-test}" in

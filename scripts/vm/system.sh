@@ -12,9 +12,9 @@
 # (ext4), boot.img (FAT, the Pi's /boot/firmware) and initrd.cpio. No loop
 # mounts: mkfs.ext4 -d and mtools write the images from directories.
 #
-# The base root (debootstrap minbase plus systemd, udev, dbus, polkitd and
-# pcscd) is made once and cached as PREPARED/system-root.tar.gz; it starts
-# from test-cross's debootstrap cache when there is one. Run as root.
+# The base root (debootstrap minbase plus systemd, udev, dbus, polkitd,
+# pcscd and the kiosk screen's packages) is scripts/vm/sysroot.sh's, made
+# once and cached in PREPARED. Run as root.
 #
 # ACBRIDGE_VM_FAULT injects one fault into the image, so that a check can be
 # shown to fail (never set by make test):
@@ -28,43 +28,18 @@ set -euo pipefail
 prepared=$1 deb=$2 guestd=$3 config=$4 out=$5
 kver=$(basename "$prepared")
 mods=$prepared/root/lib/modules/$kver
-MIRROR=${MIRROR:-http://deb.debian.org/debian}
-CROSS_CACHE=${CROSS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/acbridge-cross}
 log() { echo "system.sh: $*" >&2; }
 die() { echo "system.sh: $*" >&2; exit 1; }
 [ "$(id -u)" -eq 0 ] || die "run as root (chroot, dpkg and image ownership need it)"
 [ -d "$mods" ] || die "$mods missing: run scripts/vm/prepare.sh"
 
-# The guest's packages beyond minbase; the package's own dependencies come
-# with it at install time. cage, xwayland and chromium are what the package
-# suggests for acbridge-kiosk.service; libpam-systemd registers its logind
-# session. The cache's name carries the list, so that a change rebuilds it.
-extra="systemd-sysv udev dbus polkitd pcscd libccid kmod procps libpam-systemd cage xwayland chromium fonts-dejavu-core"
-base=$prepared/system-root-$(echo "$extra" | sha256sum | cut -c1-12).tar.gz
-if [ ! -f "$base" ]; then
-	log "making the base root (once; cached in $base)"
-	bs=$(mktemp -d /tmp/acbridge-sysroot.XXXXXX)
-	trap 'umount "$bs/proc" 2>/dev/null || true; rm -rf "$bs"' EXIT
-	if [ -f "$CROSS_CACHE/bookworm-minbase-uu.tar.gz" ]; then
-		tar -C "$bs" -xzf "$CROSS_CACHE/bookworm-minbase-uu.tar.gz"
-	else
-		debootstrap --variant=minbase bookworm "$bs" "$MIRROR" >&2
-	fi
-	mount -t proc proc "$bs/proc"
-	chroot "$bs" env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin DEBIAN_FRONTEND=noninteractive \
-		sh -c "apt-get update -qq && apt-get install -y -qq --no-install-recommends $extra && apt-get clean" >&2
-	umount "$bs/proc"
-	chmod 0755 "$bs"
-	tar -C "$bs" -czf "$base.tmp" . && mv "$base.tmp" "$base"
-	rm -rf "$bs"
-	trap - EXIT
-fi
+base=$("$(dirname "$0")/sysroot.sh" "$prepared")
 
 mkdir -p "$out"
 r=$out/root
 rm -rf "$r" && mkdir -p "$r"
 trap 'umount "$r/proc" 2>/dev/null || true; rm -rf "$r"' EXIT
-tar -C "$r" -xzf "$base"
+tar -C "$r" --zstd -xf "$base"
 chmod 0755 "$r"
 cp "$deb" "$r/tmp/acbridge.deb"
 mount -t proc proc "$r/proc"
