@@ -110,9 +110,11 @@ func newRigWith(t *testing.T, ko *kiosk.Options, physical button.Source, setup .
 		Policy:  policy,
 		Texts:   r.kiosk.Texts(),
 		Out:     r.out,
+		// The kiosk first: a test that has seen a notice in the
+		// transcript finds that the kiosk has it too.
 		Display: func(n notice.Notice) {
-			r.out.Display(n)
 			r.kiosk.Display(n)
+			r.out.Display(n)
 		},
 		SentRef: r.kiosk.Mask,
 		Context: r.kiosk.Context,
@@ -123,7 +125,14 @@ func newRigWith(t *testing.T, ko *kiosk.Options, physical button.Source, setup .
 	go func() { r.kdone <- r.kiosk.Run(ctx) }()
 	go func() { r.done <- b.Run(ctx) }()
 	t.Cleanup(r.stop)
-	r.waitOut("[connected to", 1)
+	// The Connected notice, not the "[connected to" line: the bridge
+	// prints the line before the kiosk has the notice, and a press sent
+	// in between met a kiosk still starting.
+	wctx, cancelWait := context.WithTimeout(context.Background(), 15*time.Second)
+	defer cancelWait()
+	if err := r.out.WaitNotice(wctx, func(n notice.Notice) bool { return n.Kind == notice.Connected }, 1); err != nil {
+		t.Fatalf("the kiosk never had the Connected notice:\n%s", r.out.String())
+	}
 	return r
 }
 
