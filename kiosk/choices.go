@@ -9,7 +9,7 @@ import (
 )
 
 // The visitor's choices for their session: the page's language and speech
-// mode. Both end with the session (state.endSession). Neither collects
+// mode. Both end with the session (state.forgetVisitor). Neither collects
 // anything, so, like Cancel, they need no page in front.
 
 type langRequest struct {

@@ -170,11 +170,16 @@ func (s *state) labelKey(control string) string {
 	return "control." + control
 }
 
-// endSession forgets what belongs to the person who used the kiosk: the
-// next one starts in the default language, without speech.
+// endSession forgets what belongs to the session that ended: what the
+// agent asked, and the devices and controls it could use.
 func (s *state) endSession() {
 	s.usable, s.talk = nil, ""
 	s.armed, s.prompt, s.answering, s.listening = "", nil, false, false
+}
+
+// forgetVisitor forgets the choices of the person who used the kiosk: the
+// next one starts in the default language, without speech, unwalked.
+func (s *state) forgetVisitor() {
 	s.lang, s.speech, s.walked = s.site.lang, false, ""
 }
 
@@ -187,7 +192,13 @@ func (s *state) apply(n notice.Notice, now time.Time) {
 	switch n.Kind {
 	case notice.Connected:
 		// A new session: the agent forgot the last one, and the next person
-		// should not read it.
+		// should not read it. Choices made while the kiosk was starting or
+		// not connected are the person's at it now (a long press while it
+		// connects turned speech on for them) and stay: the last visitor's
+		// ended with the last session.
+		if s.conn == "connected" {
+			s.forgetVisitor()
+		}
 		s.endSession()
 		s.conn, s.whyCode = "connected", ""
 		s.voiced = n.AgentVoice
