@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -29,10 +30,14 @@ const defaultScanScope = "http://localhost"
 // shows the alias a tag maps to. stdout carries only observations (one per
 // line with --json); progress and problems go to stderr.
 func runScan(ctx context.Context, e *env, args []string) int {
-	fs := newFlagSet(e, "scan", "[--reader NAME | [--driver keyboard|pn532|rc522] --device PATH] [--once] [--json] [--keystore PATH] [--scope ORIGIN] [--window DURATION] [--references MODE --allowed-prefixes LIST] [--verbose]")
+	// The drivers' names come from station's table: a new driver is
+	// listed without a change here.
+	names := station.ReaderDriverNames()
+	others := slices.DeleteFunc(slices.Clone(names), func(n string) bool { return n == station.PCSC })
+	fs := newFlagSet(e, "scan", "[--reader NAME | [--driver "+strings.Join(others, "|")+"] --device PATH] [--once] [--json] [--keystore PATH] [--scope ORIGIN] [--window DURATION] [--references MODE --allowed-prefixes LIST] [--verbose]")
 	reader := fs.String("reader", "", "PC/SC reader name (default: first contactless reader)")
 	device := fs.String("device", "", "a keyboard-style reader's input `device` (/dev/input/by-id/…-event-kbd), the serial port of --driver pn532 or the spidev node of --driver rc522")
-	driver := fs.String("driver", "", "reader `driver`: pcsc, keyboard, pn532 or rc522 (default: keyboard with --device, else pcsc)")
+	driver := fs.String("driver", "", "reader `driver`: "+strings.Join(names, ", ")+" (default: keyboard with --device, else pcsc)")
 	once := fs.Bool("once", false, "exit after the first identified tag")
 	asJSON := fs.Bool("json", false, "print each observation as one line of JSON")
 	ksPath := fs.String("keystore", keystore.DefaultPath, "keystore file")
