@@ -379,15 +379,13 @@ func (s *Server) Display(n notice.Notice) {
 	if s.st.speech {
 		before = s.st.view()
 	}
-	ended := n.Kind == notice.Disconnected && s.st.conn == "connected"
+	ended := s.st.endsVisit(n)
 	s.st.apply(n, s.now())
 	s.sayChangeLocked(before)
 	if ended {
 		// The session's end is said first, in the visitor's language: a
 		// person in speech mode hears that the kiosk is not available.
-		// Then their choices end with it. A retry's notice while not
-		// connected ends nothing: choices made meanwhile are the present
-		// person's.
+		// Then their choices end with it.
 		s.st.forgetVisitor()
 	}
 	s.warnLocked()

@@ -29,7 +29,10 @@ func TestSpeechChosenBeforeConnected(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	// The bridge's side: every event is read (and, here, dropped).
+	drained := make(chan struct{})
+	defer func() { cancel(); <-drained }()
 	go func() {
+		defer close(drained)
 		for {
 			if _, err := watched.Read(ctx); err != nil {
 				return

@@ -177,6 +177,16 @@ func (s *state) endSession() {
 	s.armed, s.prompt, s.answering, s.listening = "", nil, false, false
 }
 
+// endsVisit reports whether n ends the visit of the person at the kiosk:
+// it ends a connected session, by a Disconnected notice or by a new
+// session straight after it (the hardware renegotiation). Choices made
+// while the kiosk was starting or not connected are the person's at it
+// now (a long press while it connects turned speech on for them): a
+// retry's notice and the session that begins next keep them.
+func (s *state) endsVisit(n notice.Notice) bool {
+	return s.conn == "connected" && (n.Kind == notice.Connected || n.Kind == notice.Disconnected)
+}
+
 // forgetVisitor forgets the choices of the person who used the kiosk: the
 // next one starts in the default language, without speech, unwalked.
 func (s *state) forgetVisitor() {
@@ -192,13 +202,7 @@ func (s *state) apply(n notice.Notice, now time.Time) {
 	switch n.Kind {
 	case notice.Connected:
 		// A new session: the agent forgot the last one, and the next person
-		// should not read it. Choices made while the kiosk was starting or
-		// not connected are the person's at it now (a long press while it
-		// connects turned speech on for them) and stay: the last visitor's
-		// ended with the last session.
-		if s.conn == "connected" {
-			s.forgetVisitor()
-		}
+		// should not read it. (The visitor's choices: Server.Display.)
 		s.endSession()
 		s.conn, s.whyCode = "connected", ""
 		s.voiced = n.AgentVoice
